@@ -1,0 +1,337 @@
+//! The single-resource decision engine and its checkpoint.
+
+use core::time::Duration;
+
+use crate::{Decision, FencingToken, Lease, OwnerId, Rejection};
+
+/// What the authority does with a `now` earlier than one it already observed.
+///
+/// ```
+/// use core::time::Duration;
+/// use lease_machines::{ClockPolicy, Decision, LeaseAuthority, OwnerId, Rejection};
+///
+/// let secs = Duration::from_secs;
+/// let mut strict = LeaseAuthority::new();
+/// let _ = strict.acquire(OwnerId::new(1), secs(10), secs(5));
+/// assert_eq!(
+///     strict.acquire(OwnerId::new(2), secs(9), secs(5)),
+///     Decision::Rejected(Rejection::ClockRegressed),
+/// );
+///
+/// let mut lenient = LeaseAuthority::new().with_clock_policy(ClockPolicy::Clamp);
+/// let _ = lenient.acquire(OwnerId::new(1), secs(10), secs(5));
+/// // Evaluated at 10 s, not 9 s: the lease still runs, and no deadline moves back.
+/// assert_eq!(
+///     lenient.acquire(OwnerId::new(2), secs(9), secs(5)),
+///     Decision::Rejected(Rejection::Occupied),
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ClockPolicy {
+    /// Answer [`Rejection::ClockRegressed`] and change nothing. The default.
+    #[default]
+    Reject,
+    /// Evaluate the request at the latest observed instant instead, so a small
+    /// backwards step can neither revive nor shorten a lease.
+    Clamp,
+}
+
+/// Everything an authority knows, as a value: the token high-water mark, the
+/// current lease (possibly expired) and the latest observed instant.
+///
+/// Storing a checkpoint before a decision is shown to anyone is what makes an
+/// authority durable; [`LeaseAuthority::restore`] rebuilds one that behaves
+/// exactly as the original would.
+///
+/// ```
+/// use core::time::Duration;
+/// use lease_machines::{Checkpoint, FencingToken, Lease, LeaseAuthority, OwnerId};
+///
+/// let three = FencingToken::new(3).unwrap();
+/// let lease = Lease::new(OwnerId::new(7), three, Duration::from_secs(9));
+/// let row = Checkpoint::from_parts(Some(three), Some(lease), Duration::from_secs(4)).unwrap();
+/// assert_eq!(LeaseAuthority::restore(row).checkpoint(), row);
+///
+/// // A lease whose token the history never issued is refused.
+/// assert_eq!(Checkpoint::from_parts(FencingToken::new(2), Some(lease), Duration::ZERO), None);
+/// assert_eq!(Checkpoint::from_parts(None, Some(lease), Duration::ZERO), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Checkpoint {
+    last_issued: Option<FencingToken>,
+    lease: Option<Lease>,
+    observed: Duration,
+}
+
+impl Checkpoint {
+    /// Rebuilds a checkpoint from stored parts, or `None` when they cannot come
+    /// from one history: a lease with no token issued, or a lease whose token is
+    /// greater than the high-water mark.
+    #[must_use]
+    pub fn from_parts(
+        last_issued: Option<FencingToken>,
+        lease: Option<Lease>,
+        observed: Duration,
+    ) -> Option<Self> {
+        if let Some(lease) = lease {
+            if last_issued? < lease.token() {
+                return None;
+            }
+        }
+        Some(Self {
+            last_issued,
+            lease,
+            observed,
+        })
+    }
+
+    /// The greatest token ever issued, `None` for a fresh history.
+    #[must_use]
+    pub const fn last_issued(&self) -> Option<FencingToken> {
+        self.last_issued
+    }
+
+    /// The current lease record, which may already have expired.
+    #[must_use]
+    pub const fn lease(&self) -> Option<Lease> {
+        self.lease
+    }
+
+    /// The latest instant the authority observed.
+    #[must_use]
+    pub const fn observed(&self) -> Duration {
+        self.observed
+    }
+}
+
+/// Decides who holds one resource and until when.
+///
+/// Pure and deterministic: the caller supplies every instant, nothing allocates,
+/// nothing panics. One instance models one resource and one token namespace.
+/// See the crate documentation for the order of checks.
+///
+/// ```
+/// use core::time::Duration;
+/// use lease_machines::{Decision, LeaseAuthority, OwnerId, Rejection};
+///
+/// let secs = Duration::from_secs;
+/// let (seven, twelve) = (OwnerId::new(7), OwnerId::new(12));
+/// let mut authority = LeaseAuthority::new();
+///
+/// let Decision::Granted(first) = authority.acquire(seven, secs(0), secs(30)) else { panic!() };
+/// // Worker 7 stalls past its TTL; worker 12 takes over with a greater token.
+/// let Decision::Granted(second) = authority.acquire(twelve, secs(35), secs(30)) else { panic!() };
+/// assert!(second.token() > first.token());
+/// // Worker 7 wakes up: its renewal is refused.
+/// assert_eq!(
+///     authority.renew(seven, first.token(), secs(40), secs(30)),
+///     Decision::Rejected(Rejection::StaleToken),
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LeaseAuthority {
+    state: Checkpoint,
+    policy: ClockPolicy,
+}
+
+/// Which grant request is being made: plain acquire never rotates a live
+/// grant, reacquire lets the holder rotate its own.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Grant {
+    Acquire,
+    Reacquire,
+}
+
+impl LeaseAuthority {
+    /// A fresh history: no token issued, no lease, clock at the origin,
+    /// [`ClockPolicy::Reject`].
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            state: Checkpoint {
+                last_issued: None,
+                lease: None,
+                observed: Duration::ZERO,
+            },
+            policy: ClockPolicy::Reject,
+        }
+    }
+
+    /// The same authority with another clock policy.
+    #[must_use]
+    pub const fn with_clock_policy(mut self, policy: ClockPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Rebuilds an authority from a checkpoint, with [`ClockPolicy::Reject`];
+    /// chain [`with_clock_policy`](Self::with_clock_policy) for another.
+    #[must_use]
+    pub const fn restore(checkpoint: Checkpoint) -> Self {
+        Self {
+            state: checkpoint,
+            policy: ClockPolicy::Reject,
+        }
+    }
+
+    /// The whole state, for storage.
+    #[must_use]
+    pub const fn checkpoint(&self) -> Checkpoint {
+        self.state
+    }
+
+    /// The clock policy in force.
+    #[must_use]
+    pub const fn clock_policy(&self) -> ClockPolicy {
+        self.policy
+    }
+
+    /// The current lease record, which may already have expired.
+    #[must_use]
+    pub const fn lease(&self) -> Option<Lease> {
+        self.state.lease
+    }
+
+    /// The greatest token ever issued.
+    #[must_use]
+    pub const fn last_issued(&self) -> Option<FencingToken> {
+        self.state.last_issued
+    }
+
+    /// The latest observed instant.
+    #[must_use]
+    pub const fn observed(&self) -> Duration {
+        self.state.observed
+    }
+
+    /// Grants the resource to `owner` for `ttl` from `now` if nobody holds an
+    /// unexpired lease, with a token greater than every one issued before.
+    /// A live lease is `Occupied` even for its own owner; see
+    /// [`reacquire`](Self::reacquire).
+    pub fn acquire(&mut self, owner: OwnerId, now: Duration, ttl: Duration) -> Decision {
+        self.grant(Grant::Acquire, owner, now, ttl)
+    }
+
+    /// Like [`acquire`](Self::acquire), except that when `owner` itself holds
+    /// the live lease, that lease is replaced by a new grant with a new token.
+    /// Anything still holding the old token is stale from then on.
+    pub fn reacquire(&mut self, owner: OwnerId, now: Duration, ttl: Duration) -> Decision {
+        self.grant(Grant::Reacquire, owner, now, ttl)
+    }
+
+    /// Extends the current lease to `max(expires_at, now + ttl)`, keeping its
+    /// token. Renewal never shortens a lease and never resurrects an expired one.
+    ///
+    /// `token` may be `None` for a caller that has no valid token (a wire value
+    /// of 0): after the clock and TTL checks it is always `StaleToken`.
+    pub fn renew(
+        &mut self,
+        owner: OwnerId,
+        token: impl Into<Option<FencingToken>>,
+        now: Duration,
+        ttl: Duration,
+    ) -> Decision {
+        let now = match self.observe(now) {
+            Ok(now) => now,
+            Err(rejection) => return Decision::Rejected(rejection),
+        };
+        if ttl.is_zero() {
+            return Decision::Rejected(Rejection::InvalidTtl);
+        }
+        let lease = match self.current(owner, token.into(), now) {
+            Ok(lease) => lease,
+            Err(rejection) => return Decision::Rejected(rejection),
+        };
+        let Some(deadline) = now.checked_add(ttl) else {
+            return Decision::Rejected(Rejection::DeadlineOverflow);
+        };
+        let renewed = Lease::new(owner, lease.token(), deadline.max(lease.expires_at()));
+        self.state.lease = Some(renewed);
+        Decision::Renewed(renewed)
+    }
+
+    /// Hands the lease back. The token high-water mark stays, so the next
+    /// grant, even to the same owner, carries a greater token.
+    ///
+    /// `token` may be `None`, as for [`renew`](Self::renew).
+    pub fn release(
+        &mut self,
+        owner: OwnerId,
+        token: impl Into<Option<FencingToken>>,
+        now: Duration,
+    ) -> Decision {
+        let now = match self.observe(now) {
+            Ok(now) => now,
+            Err(rejection) => return Decision::Rejected(rejection),
+        };
+        if let Err(rejection) = self.current(owner, token.into(), now) {
+            return Decision::Rejected(rejection);
+        }
+        self.state.lease = None;
+        Decision::Released
+    }
+
+    /// Steps 1 and 2 of every request: refuse or clamp a regressing `now`,
+    /// otherwise advance the observed clock. Returns the instant at which the
+    /// request is evaluated.
+    fn observe(&mut self, now: Duration) -> Result<Duration, Rejection> {
+        if now < self.state.observed {
+            return match self.policy {
+                ClockPolicy::Reject => Err(Rejection::ClockRegressed),
+                ClockPolicy::Clamp => Ok(self.state.observed),
+            };
+        }
+        self.state.observed = now;
+        Ok(now)
+    }
+
+    /// The lease that `owner` may renew or release with `token` at `now`.
+    fn current(
+        &self,
+        owner: OwnerId,
+        token: Option<FencingToken>,
+        now: Duration,
+    ) -> Result<Lease, Rejection> {
+        let lease = match (self.state.lease, token) {
+            (Some(lease), Some(token)) if lease.token() == token => lease,
+            _ => return Err(Rejection::StaleToken),
+        };
+        if lease.owner() != owner {
+            return Err(Rejection::NotOwner);
+        }
+        if lease.is_expired(now) {
+            return Err(Rejection::Expired);
+        }
+        Ok(lease)
+    }
+
+    fn grant(&mut self, kind: Grant, owner: OwnerId, now: Duration, ttl: Duration) -> Decision {
+        let now = match self.observe(now) {
+            Ok(now) => now,
+            Err(rejection) => return Decision::Rejected(rejection),
+        };
+        if ttl.is_zero() {
+            return Decision::Rejected(Rejection::InvalidTtl);
+        }
+        let Some(expires_at) = now.checked_add(ttl) else {
+            return Decision::Rejected(Rejection::DeadlineOverflow);
+        };
+        if let Some(lease) = self.state.lease {
+            let rotating = kind == Grant::Reacquire && lease.owner() == owner;
+            if !lease.is_expired(now) && !rotating {
+                return Decision::Rejected(Rejection::Occupied);
+            }
+        }
+        let token = match self.state.last_issued {
+            None => FencingToken::FIRST,
+            Some(last) => match last.next() {
+                Some(next) => next,
+                None => return Decision::Rejected(Rejection::TokensExhausted),
+            },
+        };
+        let lease = Lease::new(owner, token, expires_at);
+        self.state.last_issued = Some(token);
+        self.state.lease = Some(lease);
+        Decision::Granted(lease)
+    }
+}
