@@ -1,0 +1,211 @@
+//! Strict conversion of Ruby arguments: no coercion, and every error names the
+//! argument and the value it got.
+
+use core::time::Duration;
+
+use lease_machines::{ClockPolicy, FencingToken};
+use magnus::{
+    value::ReprValue, Error, Float, Integer, RBignum, RClass, Ruby, StaticSymbol, Symbol,
+    TryConvert, Value,
+};
+
+/// The largest owner or token, as Ruby users see it.
+const U64_RANGE: &str = "0..18446744073709551615";
+const TOKEN_RANGE: &str = "1..18446744073709551615";
+const NANOS_PER_SEC: u128 = 1_000_000_000;
+
+/// `"2.9 (Float)"`: how a rejected value is shown in a message.
+fn shown(value: Value) -> String {
+    let class: RClass = value.class();
+    let name = class.inspect();
+    format!("{} ({name})", value.inspect())
+}
+
+/// An Integer in `0..2**64-1`, refusing every non-Integer (no `to_int` coercion).
+pub fn u64_arg(ruby: &Ruby, value: Value, name: &str) -> Result<u64, Error> {
+    let Some(integer) = Integer::from_value(value) else {
+        return Err(Error::new(
+            ruby.exception_type_error(),
+            format!(
+                "{name} must be an Integer in {U64_RANGE}, got {}",
+                shown(value)
+            ),
+        ));
+    };
+    integer.to_u64().map_err(|_| {
+        Error::new(
+            ruby.exception_range_error(),
+            format!(
+                "{name} must be an Integer in {U64_RANGE}, got {}",
+                value.inspect()
+            ),
+        )
+    })
+}
+
+/// A token presented for checking: 0 is allowed and is simply stale (`None`).
+pub fn presented_token(
+    ruby: &Ruby,
+    value: Value,
+    name: &str,
+) -> Result<Option<FencingToken>, Error> {
+    u64_arg(ruby, value, name).map(FencingToken::new)
+}
+
+/// A token that must have been issued: `1..2**64-1`.
+pub fn issued_token(ruby: &Ruby, value: Value, name: &str) -> Result<FencingToken, Error> {
+    let raw = u64_arg(ruby, value, name).map_err(|err| {
+        if err.is_kind_of(ruby.exception_type_error()) {
+            Error::new(
+                ruby.exception_type_error(),
+                format!(
+                    "{name} must be an Integer in {TOKEN_RANGE}, got {}",
+                    shown(value)
+                ),
+            )
+        } else {
+            Error::new(
+                ruby.exception_range_error(),
+                format!(
+                    "{name} must be an Integer in {TOKEN_RANGE}, got {}",
+                    value.inspect()
+                ),
+            )
+        }
+    })?;
+    FencingToken::new(raw).ok_or_else(|| {
+        Error::new(
+            ruby.exception_range_error(),
+            format!("{name} must be an Integer in {TOKEN_RANGE} (tokens start at 1), got 0"),
+        )
+    })
+}
+
+/// `nil` or an issued token (a high-water mark).
+pub fn optional_token(
+    ruby: &Ruby,
+    value: Value,
+    name: &str,
+) -> Result<Option<FencingToken>, Error> {
+    if value.is_nil() {
+        return Ok(None);
+    }
+    issued_token(ruby, value, name).map(Some).map_err(|err| {
+        let (class, got) = if err.is_kind_of(ruby.exception_type_error()) {
+            (ruby.exception_type_error(), shown(value))
+        } else {
+            (ruby.exception_range_error(), value.inspect())
+        };
+        Error::new(
+            class,
+            format!("{name} must be nil or an Integer in {TOKEN_RANGE}, got {got}"),
+        )
+    })
+}
+
+/// Seconds as an Integer or Float: finite, non-negative and representable as a
+/// `Duration` (nanosecond resolution; a Float rounds to the nearest nanosecond).
+pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error> {
+    if let Some(float) = Float::from_value(value) {
+        let secs = float.to_f64();
+        if !secs.is_finite() || secs < 0.0 {
+            return Err(Error::new(
+                ruby.exception_arg_error(),
+                format!(
+                    "{name} must be a finite, non-negative number of seconds, got {}",
+                    value.inspect()
+                ),
+            ));
+        }
+        return Duration::try_from_secs_f64(secs).map_err(|_| too_large(ruby, value, name));
+    }
+    if let Some(integer) = Integer::from_value(value) {
+        let negative = match integer.to_i64() {
+            Ok(v) => v < 0,
+            Err(_) => RBignum::from_value(value).is_some_and(RBignum::is_negative),
+        };
+        if negative {
+            return Err(Error::new(
+                ruby.exception_arg_error(),
+                format!(
+                    "{name} must be a finite, non-negative number of seconds, got {}",
+                    value.inspect()
+                ),
+            ));
+        }
+        return integer
+            .to_u64()
+            .map(Duration::from_secs)
+            .map_err(|_| too_large(ruby, value, name));
+    }
+    Err(Error::new(
+        ruby.exception_type_error(),
+        format!(
+            "{name} must be an Integer or Float (seconds), got {}",
+            shown(value)
+        ),
+    ))
+}
+
+fn too_large(ruby: &Ruby, value: Value, name: &str) -> Error {
+    Error::new(
+        ruby.exception_arg_error(),
+        format!(
+            "{name} is too large to represent (at most 18446744073709551615.999999999 seconds), got {}",
+            value.inspect()
+        ),
+    )
+}
+
+/// A time in exact nanoseconds, as stored in `@expires_at_ns`/`@observed_ns`.
+pub fn nanos_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error> {
+    let nanos = Integer::from_value(value)
+        .and_then(|integer| u128::try_convert(integer.as_value()).ok())
+        .ok_or_else(|| {
+            Error::new(
+                ruby.exception_type_error(),
+                format!(
+                    "{name} must be a non-negative Integer (nanoseconds), got {}",
+                    shown(value)
+                ),
+            )
+        })?;
+    let secs = u64::try_from(nanos / NANOS_PER_SEC).map_err(|_| too_large(ruby, value, name))?;
+    let subsec = u32::try_from(nanos % NANOS_PER_SEC).map_err(|_| too_large(ruby, value, name))?;
+    Ok(Duration::new(secs, subsec))
+}
+
+/// A `Duration` as exact Integer nanoseconds.
+pub fn nanos_value(ruby: &Ruby, duration: Duration) -> Integer {
+    ruby.integer_from_u128(duration.as_nanos())
+}
+
+/// A `Duration` as Float seconds, rounded once from the exact nanoseconds.
+#[allow(clippy::cast_precision_loss)]
+pub fn secs_value(duration: Duration) -> f64 {
+    duration.as_nanos() as f64 / 1e9
+}
+
+/// `:reject` or `:clamp`.
+pub fn clock_policy_arg(ruby: &Ruby, value: Value) -> Result<ClockPolicy, Error> {
+    let name = Symbol::from_value(value).and_then(|symbol| symbol.name().ok());
+    match name.as_deref() {
+        Some("reject") => Ok(ClockPolicy::Reject),
+        Some("clamp") => Ok(ClockPolicy::Clamp),
+        _ => Err(Error::new(
+            ruby.exception_arg_error(),
+            format!(
+                "clock_policy must be :reject or :clamp, got {}",
+                value.inspect()
+            ),
+        )),
+    }
+}
+
+/// The Symbol of a clock policy.
+pub fn clock_policy_value(ruby: &Ruby, policy: ClockPolicy) -> StaticSymbol {
+    match policy {
+        ClockPolicy::Reject => ruby.sym_new("reject"),
+        ClockPolicy::Clamp => ruby.sym_new("clamp"),
+    }
+}

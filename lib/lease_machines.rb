@@ -1,0 +1,16 @@
+# frozen_string_literal: true
+
+require_relative "lease_machines/version"
+require_relative "lease_machines/native"
+require_relative "lease_machines/lease"
+require_relative "lease_machines/decision"
+require_relative "lease_machines/checkpoint"
+require_relative "lease_machines/authority"
+require_relative "lease_machines/fence"
+require_relative "lease_machines/cadence"
+require_relative "lease_machines/holder"
+
+# Time-limited ownership of a resource with fencing tokens. See the README.
+module LeaseMachines
+  Native.register(Lease, Decision, Checkpoint, Decision::REJECTIONS, Decision::RELEASED)
+end
