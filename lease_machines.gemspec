@@ -23,20 +23,29 @@ Gem::Specification.new do |spec|
     "homepage_uri" => spec.homepage,
     "source_code_uri" => spec.homepage,
     "changelog_uri" => "#{spec.homepage}/blob/main/CHANGELOG.md",
+    "bug_tracker_uri" => "#{spec.homepage}/issues",
     "cargo_crate_name" => "lease_machines_native",
     "cargo_manifest_path" => "ext/lease_machines_native/Cargo.toml",
     "rubygems_mfa_required" => "true"
   }
 
-  spec.files = Dir[
-    "lib/**/*.rb", "sig/**/*.rbs", "exe/*",
-    "ext/lease_machines_native/{extconf.rb,Cargo.toml,src/**/*.rs}",
-    "core/{Cargo.toml,README.md,CHANGELOG.md,src/**/*.rs,benches/*.rs}",
-    "Cargo.toml", "Cargo.lock",
-    "README.md", "CHANGELOG.md", "LICENSE.txt"
-  ]
+  # The source gem: the Ruby code plus everything cargo needs to build the
+  # extension at install time (the workspace manifest and lock, both crates'
+  # manifests and sources, and the core's bench target, which its manifest
+  # declares). No tests, no build output. Platform gems replace the Rust part
+  # with compiled libraries (rakelib/pkg.rake).
+  spec.files = Dir.glob(
+    [
+      "lib/**/*.rb", "sig/**/*.rbs", "exe/*",
+      "ext/lease_machines_native/{extconf.rb,Cargo.toml,src/**/*.rs}",
+      "core/{Cargo.toml,README.md,CHANGELOG.md,src/**/*.rs,benches/*.rs}",
+      "Cargo.toml", "Cargo.lock",
+      "README.md", "CHANGELOG.md", "LICENSE{,.txt,.md}"
+    ],
+    base: __dir__
+  ).sort
   spec.bindir = "exe"
-  spec.executables = Dir["exe/*"].map { |path| File.basename(path) }
+  spec.executables = Dir.glob("exe/*", base: __dir__).map { |path| File.basename(path) }
   spec.require_paths = ["lib"]
   spec.extensions = ["ext/lease_machines_native/extconf.rb"]
 end

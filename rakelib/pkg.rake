@@ -1,0 +1,378 @@
+# frozen_string_literal: true
+
+# Packaging: the source gem, the precompiled platform gems, and smoke tests that
+# install each built .gem into a throwaway GEM_HOME and use it from outside the
+# repository (the packaged artifact is what gets tested).
+#
+#   rake gem                          pkg/lease_machines-VERSION.gem (compiles with cargo on install)
+#   rake native gem                   also pkg/lease_machines-VERSION-<this platform>.gem
+#   rake gem:native:aarch64-linux     a platform gem, built with `cargo rustc --target <triple>`
+#   rake gem:smoke                    build both gems for this machine, install, require, check
+#   rake "gem:smoke:install[pkg/x.gem]"  smoke-test one built gem (CI, other platforms)
+#
+# Platform gems carry one library per Ruby minor, in
+# lib/lease_machines_native/<major.minor>/, the folder lib/lease_machines/native.rb
+# tries first. Environment for gem:native:<platform>:
+#   RUBIES  ruby executables to build for, separated by spaces or commas
+#           (default: the Ruby running rake). One library per Ruby minor.
+#   CARGO   cargo or a drop-in (cargo-zigbuild); read by extconf.rb.
+#   GLIBC   with CARGO=cargo-zigbuild, the oldest glibc to link against on
+#           *-linux-gnu targets, e.g. 2.17 (becomes --target <triple>.2.17).
+# `gem:native:<platform>:lib` only builds and stages (libraries accumulate, so a
+# fat gem can be assembled across several containers); `:pack` packs what is
+# staged; `gem:native:<platform>` clears the stage, then does both.
+
+require "fileutils"
+require "open3"
+require "rbconfig"
+require "rubygems/package"
+require "tmpdir"
+
+# Helpers for the packaging tasks below.
+module LeaseMachinesPackaging
+  extend Rake::DSL
+
+  ROOT = File.expand_path("..", __dir__)
+  EXT = "lease_machines_native"
+  EXTCONF = File.join(ROOT, "ext", EXT, "extconf.rb")
+
+  # RubyGems platform => Rust target triple.
+  PLATFORMS = {
+    "x86_64-linux" => "x86_64-unknown-linux-gnu",
+    "aarch64-linux" => "aarch64-unknown-linux-gnu",
+    "x86_64-linux-musl" => "x86_64-unknown-linux-musl",
+    "arm64-darwin" => "aarch64-apple-darwin",
+    "x86_64-darwin" => "x86_64-apple-darwin"
+  }.freeze
+
+  # Environment passed to `gem install` and to the smoke Ruby; everything else is dropped.
+  BASE_ENV = %w[HOME USER LOGNAME LANG LC_ALL TMPDIR TERM MAKE CC].freeze
+  CARGO_ENV = %w[CARGO CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN RUSTC CARGO_TARGET_DIR
+                 CARGO_BUILD_JOBS CARGO_NET_OFFLINE LIBCLANG_PATH].freeze
+
+  # Run by the Ruby that smoke-tests an installed gem, from an empty folder.
+  SMOKE_SCRIPT = <<~'RUBY'
+    def check(label, actual, expected)
+      return if actual == expected
+
+      warn "smoke: #{label}: expected #{expected.inspect}, got #{actual.inspect}"
+      exit 1
+    end
+
+    require "lease_machines"
+
+    home = File.realpath(ENV.fetch("GEM_HOME"))
+    spec = Gem.loaded_specs["lease_machines"]
+    check "lease_machines loaded as an installed gem", spec.nil?, false
+    check "version", LeaseMachines::VERSION, ENV.fetch("SMOKE_VERSION")
+    check "gem version", spec.version.to_s, ENV.fetch("SMOKE_VERSION")
+    check "gem platform", spec.platform.to_s, ENV.fetch("SMOKE_PLATFORM")
+    check "gem comes from the throwaway GEM_HOME", File.realpath(spec.full_gem_path).start_with?("#{home}/"), true
+    ours = $LOADED_FEATURES.grep(/lease_machines/).map { |path| File.realpath(path) }
+    check "nothing loaded from the repository",
+          ours.reject { |path| path.start_with?("#{home}/") }, []
+    natives = ours.grep(/lease_machines_native\.#{RbConfig::CONFIG.fetch("DLEXT")}\z/o)
+    check "one native library loaded", natives.size, 1
+    if spec.platform.to_s != "ruby"
+      minor = RUBY_VERSION[/\A\d+\.\d+/]
+      check "precompiled library", natives.first,
+            "#{File.realpath(spec.full_gem_path)}/lib/lease_machines_native/#{minor}/lease_machines_native.#{RbConfig::CONFIG.fetch("DLEXT")}"
+    end
+
+    authority = LeaseMachines::Authority.new
+    granted = authority.acquire(owner: 1, now: 0.0, ttl: 10.0)
+    check "acquire", [granted.status, granted.lease.owner, granted.lease.token, granted.lease.expires_at],
+          [:granted, 1, 1, 10.0]
+    check "acquire while held", authority.acquire(owner: 2, now: 1.0, ttl: 10.0).reason, :occupied
+    renewed = authority.renew(owner: 1, token: 1, now: 5.0, ttl: 10.0)
+    check "renew", [renewed.status, renewed.lease.token, renewed.lease.expires_at], [:renewed, 1, 15.0]
+    check "renew by another owner", authority.renew(owner: 2, token: 1, now: 5.0, ttl: 10.0).reason, :not_owner
+    check "release", authority.release(owner: 1, token: 1, now: 6.0).status, :released
+    check "release again", authority.release(owner: 1, token: 1, now: 6.0).reason, :stale_token
+    successor = authority.acquire(owner: 2, now: 6.0, ttl: 10.0)
+    check "next grant", [successor.status, successor.lease.owner, successor.lease.token], [:granted, 2, 2]
+    restored = LeaseMachines::Authority.restore(authority.checkpoint)
+    check "restored authority", restored.acquire(owner: 3, now: 17.0, ttl: 1.0).lease.token, 3
+
+    fence = LeaseMachines::Fence.new
+    check "fence accepts the successor", fence.accept(successor.lease.token), true
+    check "fence accepts the same token", fence.accept(successor.lease.token), true
+    check "fence refuses the stale holder", fence.accept(granted.lease.token), false
+    check "fence highest", fence.highest, 2
+
+    raised = begin
+      authority.acquire(owner: 1.5, now: 20.0, ttl: 1.0)
+    rescue TypeError
+      :type_error
+    end
+    check "a Float owner raises TypeError", raised, :type_error
+
+    puts "smoke ok: lease_machines #{spec.version} (#{spec.platform}) on ruby #{RUBY_VERSION}, " \
+         "native library #{natives.first}"
+  RUBY
+
+  module_function
+
+  def version
+    GEMSPEC.version.to_s
+  end
+
+  # This machine's RubyGems platform as platform gems are named: Debian's Ruby
+  # reports x86_64-linux-gnu and macOS adds the kernel version (arm64-darwin-23);
+  # gems say x86_64-linux and arm64-darwin. musl keeps its suffix.
+  def host_platform
+    local = Gem::Platform.local
+    os_version = local.version
+    os_version = nil if local.os == "darwin" || (local.os == "linux" && os_version == "gnu")
+    Gem::Platform.new([local.cpu, local.os, os_version]).to_s
+  end
+
+  def rust_host
+    return @rust_host if defined?(@rust_host)
+
+    @rust_host = begin
+      IO.popen([ENV.fetch("RUSTC", "rustc"), "-vV"], err: File::NULL, &:read)[/^host: (\S+)/, 1]
+    rescue SystemCallError
+      nil
+    end
+  end
+
+  # The --target for cargo, or nil to build for the host. Building for the host
+  # without --target shares target/release with `rake compile`.
+  def cargo_target(triple)
+    glibc = ENV["GLIBC"].to_s
+    return "#{triple}.#{glibc}" if !glibc.empty? && triple&.end_with?("-linux-gnu")
+    return nil if triple.nil? || triple == rust_host
+
+    triple
+  end
+
+  def rubies
+    list = ENV["RUBIES"].to_s.split(/[\s,]+/).reject(&:empty?)
+    list.empty? ? [Gem.ruby] : list
+  end
+
+  def ruby_info(ruby)
+    out, status = Open3.capture2(ruby, "-e", 'print RUBY_VERSION[/\A\d+\.\d+/], " ", RbConfig::CONFIG["DLEXT"]')
+    raise "#{ruby} did not run" unless status.success?
+
+    out.split
+  end
+
+  def dlext_for(platform)
+    platform.include?("darwin") ? "bundle" : "so"
+  end
+
+  def platform_dir(platform)
+    File.join(ROOT, "tmp", "pkg", platform)
+  end
+
+  def libs_dir(platform)
+    File.join(platform_dir(platform), "libs")
+  end
+
+  def gem_path(platform = nil)
+    File.join(ROOT, "pkg", platform ? "lease_machines-#{version}-#{platform}.gem" : "lease_machines-#{version}.gem")
+  end
+
+  # Compiles the extension with `ruby` for `platform` and stages it as
+  # libs/<minor>/lease_machines_native.<dlext>.
+  def build_library(platform, triple, ruby)
+    minor, ruby_dlext = ruby_info(ruby)
+    build_dir = File.join(platform_dir(platform), "build", minor)
+    mkdir_p build_dir
+    env = { "CARGO_BUILD_TARGET" => cargo_target(triple) }
+    sh env, ruby, EXTCONF, chdir: build_dir
+    sh env, ENV.fetch("MAKE", "make"), chdir: build_dir
+    staged = File.join(libs_dir(platform), minor, "#{EXT}.#{dlext_for(platform)}")
+    mkdir_p File.dirname(staged)
+    cp File.join(build_dir, "#{EXT}.#{ruby_dlext}"), staged
+  end
+
+  # The gem's files that are not Rust sources or build inputs.
+  def ruby_files
+    GEMSPEC.files.reject do |file|
+      file.start_with?("ext/", "core/") || file.match?(/\ACargo\.(toml|lock)\z/)
+    end
+  end
+
+  def next_minor(minor)
+    major, min = minor.split(".").map(&:to_i)
+    "#{major}.#{min + 1}"
+  end
+
+  # Packs pkg/lease_machines-VERSION-<platform>.gem from the staged libraries.
+  def pack(platform)
+    libs = Dir.glob("*/#{EXT}.#{dlext_for(platform)}", base: libs_dir(platform))
+    raise "no library staged for #{platform}: run rake gem:native:#{platform}:lib first" if libs.empty?
+
+    minors = libs.map { |lib| File.dirname(lib) }.sort_by { |minor| Gem::Version.new(minor) }
+    lib_files = minors.map { |minor| "lib/#{EXT}/#{minor}/#{EXT}.#{dlext_for(platform)}" }
+
+    spec = GEMSPEC.dup
+    spec.platform = Gem::Platform.new(platform)
+    spec.extensions = []
+    spec.files = ruby_files + lib_files
+    spec.required_ruby_version = [">= #{minors.first}", "< #{next_minor(minors.last)}.dev"]
+    # The Rust manifest is not in a platform gem; nothing should try to build it.
+    spec.metadata = spec.metadata.reject { |key, _| key.start_with?("cargo_") }
+
+    gem_dir = File.join(platform_dir(platform), "gem")
+    FileUtils.rm_rf(gem_dir)
+    sources = ruby_files.to_h { |file| [file, File.join(ROOT, file)] }
+    minors.zip(lib_files) { |minor, file| sources[file] = File.join(libs_dir(platform), minor, File.basename(file)) }
+    sources.each do |file, source|
+      FileUtils.mkdir_p(File.join(gem_dir, File.dirname(file)))
+      FileUtils.cp(source, File.join(gem_dir, file))
+    end
+
+    built = Dir.chdir(gem_dir) { Gem::Package.build(spec) }
+    FileUtils.mkdir_p(File.dirname(gem_path(platform)))
+    FileUtils.mv(File.join(gem_dir, built), gem_path(platform))
+    puts "#{gem_path(platform)}: ruby #{minors.join(', ')}"
+  end
+
+  # Like `gem build lease_machines.gemspec`, into pkg/.
+  def build_source_gem
+    built = Dir.chdir(ROOT) { Gem::Package.build(GEMSPEC) }
+    FileUtils.mkdir_p(File.dirname(gem_path))
+    FileUtils.mv(File.join(ROOT, built), gem_path)
+    puts "#{gem_path}: source, #{GEMSPEC.files.size} files"
+  end
+
+  def path_without_cargo
+    ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).reject do |dir|
+      %w[cargo rustc rustup].any? { |exe| File.executable?(File.join(dir, exe)) }
+    end.join(File::PATH_SEPARATOR)
+  end
+
+  def smoke_env(home, cargo:)
+    keep = cargo ? BASE_ENV + CARGO_ENV : BASE_ENV
+    env = ENV.to_h.slice(*keep)
+    env.merge(
+      "PATH" => cargo ? ENV.fetch("PATH", "") : path_without_cargo,
+      "GEM_HOME" => home,
+      "GEM_PATH" => home,
+      "SMOKE_VERSION" => version
+    )
+  end
+
+  def gem_command
+    gem = File.join(RbConfig::CONFIG.fetch("bindir"), "gem")
+    File.exist?(gem) ? [Gem.ruby, gem] : ["gem"]
+  end
+
+  def run_clean(env, *cmd, chdir:)
+    Open3.capture2e(env, *cmd, chdir: chdir, unsetenv_others: true)
+  end
+
+  def timed(label)
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    yield
+  ensure
+    puts format("%<label>s: %<secs>.1fs", label: label, secs: Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
+  end
+
+  # Installs `gem` into a throwaway GEM_HOME and runs SMOKE_SCRIPT from an empty
+  # folder, with no -I and no access to the repository. A platform gem is
+  # installed and used with cargo removed from PATH.
+  def smoke(gem)
+    gem = File.expand_path(gem)
+    platform = Gem::Package.new(gem).spec.platform.to_s
+    cargo = platform == "ruby"
+    Dir.mktmpdir("lease_machines-smoke-") do |dir|
+      dir = File.realpath(dir)
+      home = File.join(dir, "gem_home")
+      work = File.join(dir, "work")
+      mkdir_p work
+      env = smoke_env(home, cargo: cargo)
+      if !cargo && run_clean(env, "sh", "-c", "command -v cargo", chdir: work).last.success?
+        raise "smoke: cargo is still on the PATH built for the platform gem"
+      end
+
+      timed("install #{File.basename(gem)}#{' (cargo not on PATH)' unless cargo}") do
+        out, status = run_clean(env, *gem_command, "install", "--local", "--no-document",
+                                "--install-dir", home, gem, chdir: work)
+        raise "smoke: gem install #{gem} failed:\n#{out}" unless status.success?
+      end
+      timed("require and exercise") do
+        out, status = run_clean(env.merge("SMOKE_PLATFORM" => platform), Gem.ruby, "-e", SMOKE_SCRIPT, chdir: work)
+        puts out
+        raise "smoke: #{File.basename(gem)} failed" unless status.success?
+      end
+    end
+  end
+
+  # Installing the source gem without cargo must fail, and say how to get Rust.
+  def smoke_without_cargo(gem)
+    gem = File.expand_path(gem)
+    Dir.mktmpdir("lease_machines-smoke-") do |dir|
+      home = File.join(dir, "gem_home")
+      env = smoke_env(home, cargo: false)
+      out, status = run_clean(env, *gem_command, "install", "--local", "--no-document",
+                              "--install-dir", home, gem, chdir: dir)
+      raise "smoke: installing the source gem without cargo succeeded:\n#{out}" if status.success?
+      raise "smoke: the failed install does not say how to get Rust:\n#{out}" unless out.include?("https://rustup.rs")
+      if File.exist?(File.join(home, "specifications", "lease_machines-#{version}.gemspec"))
+        raise "smoke: a failed install left an installed gem spec behind"
+      end
+
+      puts "install without cargo: fails, and the message points to https://rustup.rs"
+    end
+  end
+end
+
+desc "Build the source gem pkg/lease_machines-VERSION.gem (cargo compiles the extension at install)"
+task :gem do
+  LeaseMachinesPackaging.build_source_gem
+end
+
+CLEAN.include("tmp/pkg")
+CLOBBER.include("pkg")
+
+platforms = LeaseMachinesPackaging::PLATFORMS.dup
+host = LeaseMachinesPackaging.host_platform
+platforms[host] ||= nil # an unlisted host builds without --target
+
+platforms.each do |platform, triple|
+  namespace "gem:native:#{platform}" do
+    desc "Compile and stage the #{platform} library for each Ruby in RUBIES (default: this Ruby)"
+    task :lib do
+      LeaseMachinesPackaging.rubies.each do |ruby|
+        LeaseMachinesPackaging.build_library(platform, triple, ruby)
+      end
+    end
+
+    desc "Pack the staged #{platform} libraries into pkg/lease_machines-VERSION-#{platform}.gem"
+    task :pack do
+      LeaseMachinesPackaging.pack(platform)
+    end
+
+    task :clear do
+      rm_rf LeaseMachinesPackaging.libs_dir(platform)
+    end
+  end
+
+  desc "Build pkg/lease_machines-VERSION-#{platform}.gem (cargo target #{triple || 'of this host'})"
+  task "gem:native:#{platform}" => ["gem:native:#{platform}:clear", "gem:native:#{platform}:lib",
+                                    "gem:native:#{platform}:pack"]
+end
+
+desc "Build the platform gem for this machine (#{host}) and this Ruby; `rake native gem` builds both gems"
+task native: "gem:native:#{host}"
+
+desc "Build the source and #{host} gems, install each in a throwaway GEM_HOME and use it from outside the repo"
+task "gem:smoke" => %i[gem native] do
+  LeaseMachinesPackaging.timed("gem:smoke (install and use both gems)") do
+    LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path)
+    LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path(host))
+    LeaseMachinesPackaging.smoke_without_cargo(LeaseMachinesPackaging.gem_path)
+  end
+end
+
+desc "Install one built .gem in a throwaway GEM_HOME and smoke-test it (platform gems without cargo on PATH)"
+task "gem:smoke:install", [:gem] do |_task, args|
+  raise "usage: rake \"gem:smoke:install[pkg/lease_machines-VERSION-PLATFORM.gem]\"" unless args[:gem]
+
+  LeaseMachinesPackaging.smoke(args[:gem])
+end
