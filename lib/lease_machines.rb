@@ -12,5 +12,10 @@ require_relative "lease_machines/holder"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines
+  # Durable stores load their database drivers only when used.
+  autoload :StoreError, "lease_machines/store_error"
+  autoload :OutcomeUnknownError, "lease_machines/store_error"
+  autoload :Stores, "lease_machines/stores"
+
   Native.register(Lease, Decision, Checkpoint, Decision::REJECTIONS, Decision::RELEASED)
 end

@@ -1,0 +1,369 @@
+# frozen_string_literal: true
+
+require "lease_machines"
+require_relative "store_error"
+
+module LeaseMachines
+  # Durable authorities: one serialized, committed history per resource name,
+  # shared by every process that opens the same database.
+  #
+  # Load an engine explicitly (the base gem needs neither sqlite3 nor pg):
+  #
+  #   require "lease_machines/stores/sqlite"    # LeaseMachines::Stores::SQLite
+  #   require "lease_machines/stores/postgres"  # LeaseMachines::Stores::Postgres
+  #
+  # Every decision is one transaction: lock the resource's row, rebuild the
+  # core authority from it, decide (in Rust), write the new checkpoint, commit,
+  # and only then return the {Decision}. See docs/STORES.md.
+  #
+  # Time. A store's timeline is whole nanoseconds since the Unix epoch, in
+  # 0..2**64-1 (until 2554). The core decides on that timeline exactly: the
+  # store hands it Integer nanoseconds (as the core's "seconds", which the core
+  # only adds and compares), so nothing is ever rounded between the row, the
+  # core and the returned {Lease}.
+  module Stores
+    U64_MAX = (2**64) - 1
+    # Resource names are 1..255 bytes of UTF-8 without NUL.
+    NAME_MAX_BYTES = 255
+    # The table every engine uses (found through the connection's search_path
+    # on PostgreSQL).
+    TABLE = "lease_machines_resources"
+    NANOS_PER_SECOND = 1_000_000_000
+    NANOS_PER_MILLISECOND = 1_000_000
+
+    # Each engine loads its driver only when it is first used.
+    autoload :SQLite, "lease_machines/stores/sqlite"
+    autoload :Postgres, "lease_machines/stores/postgres"
+    autoload :Schema, "lease_machines/stores/schema"
+    autoload :CLI, "lease_machines/stores/cli"
+
+    class << self
+      # Validates a resource name and returns it as a frozen UTF-8 String.
+      def resource_name(name)
+        unless name.is_a?(String)
+          raise TypeError, "name must be a String (the resource name), got #{name.inspect} (#{name.class})"
+        end
+
+        utf8 = utf8_name(name)
+        raise ArgumentError, "name must not be empty, got #{name.inspect}" if utf8.empty?
+
+        if utf8.bytesize > NAME_MAX_BYTES
+          raise ArgumentError, "name must be at most #{NAME_MAX_BYTES} bytes, got #{utf8.bytesize} bytes: " \
+                               "#{utf8[0, 40].inspect}..."
+        end
+        raise ArgumentError, "name must not contain NUL bytes, got #{name.inspect}" if utf8.include?("\0")
+
+        -utf8
+      end
+
+      # A time argument in seconds (Integer or Float, as everywhere in the
+      # gem) as exact Integer nanoseconds on a store's timeline.
+      def nanos(value, name)
+        ns = Native.nanos(value, name)
+        return ns if ns <= U64_MAX
+
+        raise ArgumentError, "#{name} is too large for a store (its timeline is whole nanoseconds in " \
+                             "0..18446744073.709551615 seconds since the Unix epoch), got #{value.inspect}"
+      end
+
+      # A core decision (made on the nanosecond timeline) as the caller sees
+      # it: the lease's expiry in real nanoseconds.
+      def real_decision(decision)
+        lease = decision.lease
+        return decision unless lease
+
+        Decision.new(status: decision.status, lease: Values.lease(lease.owner, lease.token,
+                                                                  Values.core_nanos(lease.expires_at_ns)))
+      end
+
+      private
+
+      def utf8_name(name)
+        utf8 = name.encode(Encoding::UTF_8)
+        return utf8 if utf8.valid_encoding?
+
+        raise ArgumentError, "name must be valid UTF-8, got #{name.inspect}"
+      rescue EncodingError
+        raise ArgumentError, "name must be valid UTF-8, got #{name.inspect} (#{name.encoding})"
+      end
+    end
+
+    # Builds {Lease} and {Checkpoint} objects from exact nanoseconds. The
+    # public constructors take seconds (a Float rounds), so a store fills the
+    # value objects the way the extension itself does: allocate, set the
+    # fields, freeze. Only values that came out of the core or out of a row the
+    # core validated reach here.
+    module Values
+      module_function
+
+      def lease(owner, token, expires_at_ns)
+        lease = Lease.allocate
+        lease.instance_variable_set(:@owner, owner)
+        lease.instance_variable_set(:@token, token)
+        lease.instance_variable_set(:@expires_at_ns, expires_at_ns)
+        lease.freeze
+      end
+
+      def checkpoint(last_issued, lease, observed_ns)
+        checkpoint = Checkpoint.allocate
+        checkpoint.instance_variable_set(:@last_issued, last_issued)
+        checkpoint.instance_variable_set(:@lease, lease)
+        checkpoint.instance_variable_set(:@observed_ns, observed_ns)
+        checkpoint.freeze
+      end
+
+      # The core holds a store instant of N nanoseconds as N "seconds".
+      def core_nanos(core_ns)
+        seconds, rest = core_ns.divmod(NANOS_PER_SECOND)
+        raise StoreError, "internal error: a store instant is not a whole number of nanoseconds" unless rest.zero?
+
+        seconds
+      end
+    end
+
+    # One resource's row, decoded: exact Integers, instants in nanoseconds
+    # since the Unix epoch. `owner`, `token` and `expires_at_ns` are all nil
+    # when there is no lease record.
+    Row = Struct.new(:last_issued, :owner, :token, :expires_at_ns, :observed_ns) do
+      # @param values [Array<String, nil>] the five columns as decimal text
+      def self.decode(values, name)
+        new(*values.map { |value| value && Integer(value, 10) }).tap(&:to_core)
+      rescue ArgumentError, TypeError, RangeError => e
+        raise StoreError, "the stored row for resource #{name.inspect} is not a valid checkpoint: #{e.message}"
+      end
+
+      # The row of a checkpoint the core made on the nanosecond timeline.
+      def self.from_core(checkpoint)
+        lease = checkpoint.lease
+        new(checkpoint.last_issued, lease&.owner, lease&.token,
+            lease && Values.core_nanos(lease.expires_at_ns), Values.core_nanos(checkpoint.observed_ns))
+      end
+
+      # The checkpoint of a resource nobody has used yet.
+      def self.empty
+        new(nil, nil, nil, nil, 0)
+      end
+
+      def lease?
+        !token.nil?
+      end
+
+      # The core checkpoint on the nanosecond timeline (validated by the core).
+      def to_core
+        lease = (Lease.new(owner: owner, token: token, expires_at: expires_at_ns) if lease?)
+        Checkpoint.from_parts(last_issued: last_issued, lease: lease, observed: observed_ns)
+      end
+
+      # The lease as the caller sees it (exact nanoseconds), or nil.
+      def real_lease
+        Values.lease(owner, token, expires_at_ns) if lease?
+      end
+
+      # The checkpoint as the caller sees it (exact nanoseconds).
+      def real_checkpoint
+        Values.checkpoint(last_issued, real_lease, observed_ns)
+      end
+
+      # The five columns as stored: decimal Strings (exact in every engine) or nil.
+      def encode
+        to_a.map { |value| value&.to_s }
+      end
+    end
+
+    # What a `before_commit` hook receives: called inside the transaction,
+    # after the new checkpoint is written and before COMMIT. `decision` is the
+    # Decision about to be returned (nil for an operator's force release),
+    # `checkpoint` the state being committed, `connection` the engine's raw
+    # connection (SQLite3::Database or PG::Connection) in that transaction.
+    Commit = Struct.new(:store, :name, :decision, :checkpoint, :connection, keyword_init: true)
+
+    # One resource's committed state, as an operator reads it. `clock_ns` is
+    # the store clock at the time of reading; `updated_at` a Time (the store's
+    # wall clock at the last write).
+    Status = Struct.new(:name, :last_issued, :lease, :observed_ns, :updated_at, :clock_ns, keyword_init: true) do
+      # @return [Checkpoint]
+      def checkpoint
+        Values.checkpoint(last_issued, lease, observed_ns)
+      end
+
+      # @return [Boolean] whether a lease is held at the store's clock
+      def held?
+        !lease.nil? && lease.expires_at_ns > clock_ns
+      end
+
+      # @return [Float, nil] seconds until the lease expires (negative once it
+      #   has), nil when there is no lease record
+      def expires_in
+        lease && ((lease.expires_at_ns - clock_ns) / 1e9)
+      end
+    end
+
+    # What every engine shares: the decision transaction and the operator
+    # calls. An engine provides #transaction (BEGIN, yield a transaction object
+    # with #lock/#write/#connection, COMMIT), #read_status and #read_statuses.
+    class Store
+      # @return [#call, nil] the hook run before every COMMIT (see {Commit})
+      attr_reader :before_commit
+
+      def initialize(before_commit: nil)
+        unless before_commit.nil? || before_commit.respond_to?(:call)
+          raise TypeError, "before_commit must respond to #call, got #{before_commit.inspect}"
+        end
+
+        @before_commit = before_commit
+      end
+
+      # The durable authority for one resource. Cheap: every object for the
+      # same name (from this store or any other on the same database) shares
+      # one committed history.
+      # @return [DurableAuthority]
+      def authority(name)
+        DurableAuthority.new(self, Stores.resource_name(name))
+      end
+
+      # One resource's committed state, or nil when it has no row.
+      # @return [Status, nil]
+      def status(name)
+        read_status(Stores.resource_name(name))
+      end
+
+      # Every resource's committed state, ordered by name.
+      # @return [Array<Status>]
+      def statuses
+        read_statuses
+      end
+
+      # Operator action: clears the lease record whoever holds it. The token
+      # high-water mark stays, so the next grant gets a greater token and the
+      # old holder is fenced at the resource. The observed clock advances to
+      # the store clock (never back).
+      # @return [Status, nil] the state before the release; nil when the
+      #   resource has no row (nothing was written)
+      def force_release(name)
+        name = Stores.resource_name(name)
+        transaction do |tx|
+          row, clock_ms = tx.lock(name, create: false)
+          next nil unless row
+
+          clock_ns = clock_ms * NANOS_PER_MILLISECOND
+          after = Row.new(row.last_issued, nil, nil, nil, [row.observed_ns, clock_ns].max)
+          tx.write(name, after, exists: true) unless after == row
+          notify(tx, name, nil, after)
+          Status.new(name: name, last_issued: row.last_issued, lease: row.real_lease, observed_ns: row.observed_ns,
+                     updated_at: nil, clock_ns: clock_ns).freeze
+        end
+      end
+
+      # @api private: one decision in one transaction. Yields the core
+      # authority (restored with clock_policy: :clamp, on the nanosecond
+      # timeline) and the instant to decide at; the block returns the core's
+      # decision.
+      def decide(name, now_ns)
+        transaction do |tx|
+          row, clock_ms = tx.lock(name, create: true)
+          before = row || Row.empty
+          core = Authority.restore(before.to_core, clock_policy: :clamp)
+          decision = yield core, now_ns || (clock_ms * NANOS_PER_MILLISECOND)
+          after = Row.from_core(core.checkpoint)
+          tx.write(name, after, exists: !row.nil?) unless after == before
+          result = Stores.real_decision(decision)
+          notify(tx, name, result, after)
+          result
+        end
+      end
+
+      # @api private: the committed checkpoint of one resource (an empty one
+      # when the resource has no row).
+      def committed_checkpoint(name)
+        status = read_status(name)
+        return Row.empty.real_checkpoint unless status
+
+        status.checkpoint
+      end
+
+      private
+
+      def notify(transaction, name, decision, row)
+        return unless @before_commit
+
+        @before_commit.call(Commit.new(store: self, name: name, decision: decision,
+                                       checkpoint: row.real_checkpoint, connection: transaction.connection))
+      end
+
+      def build_status(name, values, updated_at, clock_ms)
+        row = Row.decode(values, name)
+        Status.new(name: name, last_issued: row.last_issued, lease: row.real_lease, observed_ns: row.observed_ns,
+                   updated_at: updated_at, clock_ns: clock_ms * NANOS_PER_MILLISECOND).freeze
+      end
+    end
+
+    # A durable authority for one resource: the same calls and keywords as
+    # {LeaseMachines::Authority}, with `now:` optional (the store's clock by
+    # default). Every call is one committed transaction; nothing is kept in
+    # this object, so any number of them, in any number of processes, share
+    # the resource's history. The clock policy is always `:clamp`.
+    class DurableAuthority
+      # @return [Store]
+      attr_reader :store
+      # @return [String] the resource name
+      attr_reader :name
+
+      # Use {Store#authority}.
+      def initialize(store, name)
+        @store = store
+        @name = name
+        freeze
+      end
+
+      # @return [Decision]
+      def acquire(owner:, ttl:, now: nil)
+        Authority.new.acquire(owner: owner, now: 0, ttl: 0) # validates owner as the core does
+        now_ns, ttl_ns = times(now, ttl)
+        @store.decide(@name, now_ns) { |core, at| core.acquire(owner: owner, now: at, ttl: ttl_ns) }
+      end
+
+      # @return [Decision]
+      def reacquire(owner:, ttl:, now: nil)
+        Authority.new.reacquire(owner: owner, now: 0, ttl: 0)
+        now_ns, ttl_ns = times(now, ttl)
+        @store.decide(@name, now_ns) { |core, at| core.reacquire(owner: owner, now: at, ttl: ttl_ns) }
+      end
+
+      # @return [Decision]
+      def renew(owner:, token:, ttl:, now: nil)
+        Authority.new.renew(owner: owner, token: token, now: 0, ttl: 0)
+        now_ns, ttl_ns = times(now, ttl)
+        @store.decide(@name, now_ns) { |core, at| core.renew(owner: owner, token: token, now: at, ttl: ttl_ns) }
+      end
+
+      # @return [Decision]
+      def release(owner:, token:, now: nil)
+        Authority.new.release(owner: owner, token: token, now: 0)
+        now_ns = now.nil? ? nil : Stores.nanos(now, "now")
+        @store.decide(@name, now_ns) { |core, at| core.release(owner: owner, token: token, now: at) }
+      end
+
+      # The committed state (read without taking the row lock).
+      # @return [Checkpoint]
+      def checkpoint
+        @store.committed_checkpoint(@name)
+      end
+
+      # @return [Symbol] always `:clamp`
+      def clock_policy
+        :clamp
+      end
+
+      def inspect
+        "#<#{self.class.name} name=#{@name.inspect} store=#{@store.class.name}>"
+      end
+      alias to_s inspect
+
+      private
+
+      def times(now, ttl)
+        [now.nil? ? nil : Stores.nanos(now, "now"), Stores.nanos(ttl, "ttl")]
+      end
+    end
+  end
+end

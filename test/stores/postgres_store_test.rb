@@ -1,0 +1,317 @@
+# frozen_string_literal: true
+
+require_relative "store_contract"
+
+module LeaseMachines
+  class PostgresStoreTest < Minitest::Test
+    include StoreContract
+
+    COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
+
+    def setup
+      @url = StoreTestHelper::PostgresServer.url
+      @admin = StoreTestHelper::PostgresServer.connect
+      @stores = []
+    end
+
+    def teardown
+      @stores&.each(&:close)
+      @admin&.close
+    end
+
+    # --- what the contract needs ----------------------------------------------
+
+    def new_store(**options)
+      Stores::Postgres.new(@url, **options).tap { |store| @stores << store }
+    end
+
+    def engine_connection_class
+      PG::Connection
+    end
+
+    def engine
+      :postgres
+    end
+
+    def raw_row(name)
+      types = @admin.exec_params("SELECT #{COLUMNS.split(', ').map { |c| "pg_typeof(#{c})::text" }.join(', ')} " \
+                                 "FROM lease_machines_resources WHERE name = $1", [name]).values.first
+      assert_equal ["numeric"], types.uniq, "every u64 column is numeric"
+      values = @admin.exec_params("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = $1", [name])
+      U64_COLUMNS.zip(values.values.first).to_h
+    end
+
+    def insert_row(name, last_issued: nil, owner: nil, token: nil, expires_at_ns: nil, observed_ns: 0)
+      @admin.exec_params("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)",
+                         [name, *[last_issued, owner, token, expires_at_ns, observed_ns].map { |v| v&.to_s }])
+    end
+
+    def create_log_table
+      @admin.exec("SET client_min_messages = warning")
+      @admin.exec(<<~SQL)
+        CREATE TABLE IF NOT EXISTS lm_log (
+          seq bigserial PRIMARY KEY, resource text, owner numeric(20,0), status text,
+          token numeric(20,0), expires_at_ns numeric(20,0), observed_ns numeric(20,0))
+      SQL
+    end
+
+    def log_hook(owner)
+      lambda do |commit|
+        decision = commit.decision or next
+        lease = decision.lease
+        commit.connection.exec_params(
+          "INSERT INTO lm_log (resource, owner, status, token, expires_at_ns, observed_ns) " \
+          "VALUES ($1, $2, $3, $4, $5, $6)",
+          [commit.name, owner.to_s, decision.status.to_s, lease&.token&.to_s, lease&.expires_at_ns&.to_s,
+           commit.checkpoint.observed_ns.to_s]
+        )
+      end
+    end
+
+    def read_log(name)
+      @admin.exec_params("SELECT owner, status, token, expires_at_ns, observed_ns FROM lm_log WHERE resource = $1 " \
+                         "ORDER BY seq", [name]).values.map do |owner, status, token, expires_at_ns, observed_ns|
+        { owner: Integer(owner), status: status, token: token && Integer(token),
+          expires_at_ns: expires_at_ns && Integer(expires_at_ns), observed_ns: Integer(observed_ns) }
+      end
+    end
+
+    # Contention runs with synchronous_commit off for its sessions: the same
+    # server, locks and transactions, but a commit does not wait ~4 ms for the
+    # WAL to reach the disk, so the processes make thousands of decisions in a
+    # few seconds. Every other test commits with the server's fsync.
+    def with_contention_database
+      durable = @url
+      @url = "#{@url}%20-c%20synchronous_commit%3Doff"
+      yield
+    ensure
+      @url = durable
+    end
+
+    def assert_shipped_schema_installed
+      shipped = Stores::Postgres.schema_sql.scan(/CONSTRAINT (\w+)/).flatten.sort
+      installed = @admin.exec("SELECT conname FROM pg_constraint " \
+                              "WHERE conrelid = 'lease_machines_resources'::regclass ORDER BY conname")
+      assert_equal shipped, installed.column_values(0).sort
+      types = @admin.exec(<<~SQL).values.to_h
+        SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+         WHERE attrelid = 'lease_machines_resources'::regclass AND attnum > 0 AND NOT attisdropped
+      SQL
+      U64_COLUMNS.each { |column| assert_equal "numeric(20,0)", types.fetch(column) }
+    end
+
+    # --- PostgreSQL only ----------------------------------------------------------
+
+    def test_a_backend_terminated_just_before_commit_raises_outcome_unknown
+      name = unique_name("terminated")
+      baseline = new_store.authority(name)
+      baseline.acquire(owner: 1, now: 100, ttl: 10)
+      before = baseline.checkpoint
+      armed = true
+      hook = lambda do |commit|
+        next unless armed
+
+        armed = false
+        terminate(commit.connection.backend_pid)
+      end
+      connection = StoreTestHelper::PostgresServer.connect
+      store = Stores::Postgres.new(connection, before_commit: hook)
+
+      error = assert_raises(OutcomeUnknownError) { store.authority(name).reacquire(owner: 1, now: 101, ttl: 10) }
+      assert_kind_of PG::Error, error.cause
+      assert_equal before, baseline.checkpoint, "the backend died before COMMIT: nothing was committed"
+      granted = store.authority(name).reacquire(owner: 1, now: 102, ttl: 10)
+      assert_equal 2, granted.lease.token, "the same store reconnects and the history goes on"
+    ensure
+      connection&.close
+    end
+
+    def test_a_backend_terminated_while_waiting_for_the_row_lock_is_a_store_error
+      name = unique_name("lock-wait")
+      baseline = new_store.authority(name)
+      baseline.acquire(owner: 1, now: 100, ttl: 10)
+      before = baseline.checkpoint
+      connection = StoreTestHelper::PostgresServer.connect
+      backend = connection.backend_pid
+      store = Stores::Postgres.new(connection, lock_timeout: 30)
+      @admin.exec("BEGIN")
+      @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+      caller = Thread.new do
+        store.authority(name).reacquire(owner: 1, now: 101, ttl: 10)
+      rescue StandardError => e
+        e
+      end
+      wait_for { activity(backend, "wait_event_type") == "Lock" }
+      terminate(backend)
+      error = caller.value
+      @admin.exec("ROLLBACK")
+      assert_kind_of StoreError, error
+      refute_kind_of OutcomeUnknownError, error, "the transaction never reached COMMIT"
+      assert_equal before, baseline.checkpoint
+      assert_equal 2, store.authority(name).reacquire(owner: 1, now: 102, ttl: 10).lease.token
+    ensure
+      connection&.close
+    end
+
+    def test_the_row_lock_wait_is_bounded_by_lock_timeout
+      name = unique_name
+      store = new_store(lock_timeout: 0.2)
+      store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
+      @admin.exec("BEGIN")
+      @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+      started = monotonic
+      error = assert_raises(StoreError) { store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
+      assert_kind_of PG::LockNotAvailable, error.cause
+      assert_operator monotonic - started, :<, 3.0
+      @admin.exec("ROLLBACK")
+      assert_equal 2, store.authority(name).reacquire(owner: 1, now: 2, ttl: 1).lease.token
+      assert_raises(ArgumentError) { Stores::Postgres.new(@url, lock_timeout: -1) }
+      assert_raises(ArgumentError) { Stores::Postgres.new(@url, lock_timeout: Float::NAN) }
+    ensure
+      @admin.exec("ROLLBACK") if @admin.transaction_status != PG::PQTRANS_IDLE
+    end
+
+    def test_the_store_clock_is_read_after_the_row_lock_is_granted
+      name = unique_name
+      store = new_store
+      store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
+      @admin.exec("BEGIN")
+      @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+      caller = Thread.new { store.authority(name).acquire(owner: 2, ttl: 60) }
+      sleep 0.4
+      released_at_ms = Integer(@admin.exec("SELECT #{Stores::Postgres::CLOCK_MS}").getvalue(0, 0))
+      @admin.exec("ROLLBACK")
+      decided_at_ms = (caller.value.lease.expires_at_ns / Stores::NANOS_PER_MILLISECOND) - 60_000
+      assert_operator decided_at_ms, :>=, released_at_ms, "the decision's clock was read after the lock wait"
+    end
+
+    def test_a_failed_statement_in_the_transaction_makes_commit_a_store_error
+      name = unique_name
+      authority = new_store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      before = authority.checkpoint
+      baseline = authority
+      hook = lambda do |commit|
+        commit.connection.exec("SELECT 1 / 0")
+      rescue PG::DivisionByZero
+        nil # swallowed: the transaction is aborted anyway, and COMMIT answers ROLLBACK
+      end
+      authority = new_store(before_commit: hook).authority(name)
+      error = assert_raises(StoreError) { authority.reacquire(owner: 1, now: 2, ttl: 1) }
+      refute_kind_of OutcomeUnknownError, error
+      assert_match(/answered ROLLBACK to COMMIT/, error.message)
+      assert_equal before, baseline.checkpoint
+    end
+
+    def test_a_connection_inside_a_transaction_is_refused_and_left_alone
+      connection = StoreTestHelper::PostgresServer.connect
+      connection.exec("BEGIN")
+      authority = Stores::Postgres.new(connection).authority(unique_name)
+      error = assert_raises(StoreError) { authority.acquire(owner: 1, ttl: 1) }
+      assert_match(/inside a transaction/, error.message)
+      assert_equal PG::PQTRANS_INTRANS, connection.transaction_status
+      connection.exec("ROLLBACK")
+    ensure
+      connection&.close
+    end
+
+    def test_a_connection_lost_between_calls_costs_one_store_error_then_reconnects
+      connection = StoreTestHelper::PostgresServer.connect
+      store = Stores::Postgres.new(connection)
+      authority = store.authority(unique_name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      terminate(connection.backend_pid)
+      error = assert_raises(StoreError) { authority.reacquire(owner: 1, now: 2, ttl: 1) }
+      refute_kind_of OutcomeUnknownError, error, "BEGIN failed: nothing was sent to commit"
+      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token
+    ensure
+      connection&.close
+    end
+
+    def test_a_pool_responding_to_with
+      pool = TinyPool.new(Array.new(2) { StoreTestHelper::PostgresServer.connect })
+      name = unique_name
+      authority = Stores::Postgres.new(pool).authority(name)
+      threads = Array.new(4) { |index| Thread.new { authority.acquire(owner: index, now: 5, ttl: 5) } }
+      decisions = threads.map(&:value)
+      assert_equal 1, decisions.count(&:granted?)
+      assert_equal 1, new_store.authority(name).checkpoint.last_issued
+      assert_equal 2, pool.connections.size
+    ensure
+      pool&.connections&.each(&:close)
+    end
+
+    def test_a_url_store_opens_its_own_connection_in_a_forked_child
+      name = unique_name
+      store = new_store
+      authority = store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
+      assert_predicate wait_child(pid), :success?
+      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
+    end
+
+    def test_a_serializable_server_default_does_not_change_the_transaction
+      options = "%20-c%20default_transaction_isolation%3Dserializable"
+      serializable = StoreTestHelper::PostgresServer.connect("#{@url}#{options}")
+      levels = []
+      hook = ->(commit) { levels << commit.connection.exec("SHOW transaction_isolation").getvalue(0, 0) }
+      Stores::Postgres.new(serializable, before_commit: hook).authority(unique_name).acquire(owner: 1, ttl: 1)
+      assert_equal ["read committed"], levels
+    ensure
+      serializable&.close
+    end
+
+    def test_connection_arguments_are_validated
+      error = assert_raises(TypeError) { Stores::Postgres.new(42) }
+      assert_match(/\Aconnection must be a PG::Connection, a connection URL String, a pool/, error.message)
+      closed = StoreTestHelper::PostgresServer.connect
+      closed.close
+      error = assert_raises(StoreError) { Stores::Postgres.new(closed).authority("x").checkpoint }
+      assert_match(/closed/, error.message)
+      bad = Stores::Postgres.new("postgres://postgres@127.0.0.1:1/nowhere")
+      assert_raises(StoreError) { bad.authority("x").acquire(owner: 1, ttl: 1) }
+    end
+
+    # A minimal pool: what connection_pool's `with` does.
+    class TinyPool
+      attr_reader :connections
+
+      def initialize(connections)
+        @connections = connections
+        @free = Queue.new
+        connections.each { |connection| @free << connection }
+      end
+
+      def with
+        connection = @free.pop
+        yield connection
+      ensure
+        @free << connection if connection
+      end
+    end
+
+    private
+
+    def terminate(backend)
+      @admin.exec_params("SELECT pg_terminate_backend($1)", [backend])
+      wait_for { activity(backend, "pid").nil? }
+    end
+
+    # One column of a backend's pg_stat_activity row (nil when it is gone). The
+    # snapshot is cleared first: @admin may be inside a transaction, where
+    # PostgreSQL would otherwise keep showing the first snapshot it took.
+    def activity(backend, column)
+      @admin.exec("SELECT pg_stat_clear_snapshot()")
+      @admin.exec_params("SELECT #{column}::text FROM pg_stat_activity WHERE pid = $1", [backend]).values.dig(0, 0)
+    end
+
+    def wait_for(timeout: 10)
+      deadline = monotonic + timeout
+      until yield
+        flunk "condition not met within #{timeout} s" if monotonic > deadline
+        sleep 0.01
+      end
+    end
+  end
+end

@@ -1,0 +1,231 @@
+# frozen_string_literal: true
+
+require "pathname"
+require_relative "store_contract"
+
+module LeaseMachines
+  class SQLiteStoreTest < Minitest::Test
+    include StoreContract
+
+    COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
+
+    def setup
+      @dir = Dir.mktmpdir("lease_machines_sqlite")
+      @path = File.join(@dir, "leases.sqlite3")
+      Stores::SQLite.new(@path).setup!.close
+    end
+
+    def teardown
+      FileUtils.rm_rf(@dir)
+    end
+
+    # --- what the contract needs ----------------------------------------------
+
+    def new_store(**options)
+      Stores::SQLite.new(@path, **options)
+    end
+
+    def engine_connection_class
+      SQLite3::Database
+    end
+
+    def engine
+      :sqlite
+    end
+
+    def raw_row(name)
+      with_db do |db|
+        types = db.execute("SELECT #{COLUMNS.split(', ').map { |c| "typeof(#{c})" }.join(', ')} " \
+                           "FROM lease_machines_resources WHERE name = ?", [name]).first
+        assert((types - %w[text null]).empty?, "every u64 column is stored as TEXT, got #{types}")
+        db.execute("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = ?", [name]).first
+          .then { |values| U64_COLUMNS.zip(values).to_h }
+      end
+    end
+
+    def insert_row(name, last_issued: nil, owner: nil, token: nil, expires_at_ns: nil, observed_ns: 0)
+      with_db do |db|
+        db.execute("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                   [name, *[last_issued, owner, token, expires_at_ns, observed_ns].map { |v| v&.to_s }])
+      end
+    end
+
+    def create_log_table
+      with_db do |db|
+        db.execute(<<~SQL)
+          CREATE TABLE lm_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, resource TEXT, owner TEXT, status TEXT,
+                               token TEXT, expires_at_ns TEXT, observed_ns TEXT)
+        SQL
+      end
+    end
+
+    def log_hook(owner)
+      lambda do |commit|
+        decision = commit.decision or next
+        lease = decision.lease
+        commit.connection.execute(
+          "INSERT INTO lm_log (resource, owner, status, token, expires_at_ns, observed_ns) VALUES (?, ?, ?, ?, ?, ?)",
+          [commit.name, owner.to_s, decision.status.to_s, lease&.token&.to_s, lease&.expires_at_ns&.to_s,
+           commit.checkpoint.observed_ns.to_s]
+        )
+      end
+    end
+
+    def read_log(name)
+      with_db do |db|
+        db.execute("SELECT owner, status, token, expires_at_ns, observed_ns FROM lm_log WHERE resource = ? " \
+                   "ORDER BY seq", [name]).map do |owner, status, token, expires_at_ns, observed_ns|
+          { owner: Integer(owner), status: status, token: token && Integer(token),
+            expires_at_ns: expires_at_ns && Integer(expires_at_ns), observed_ns: Integer(observed_ns) }
+        end
+      end
+    end
+
+    def assert_shipped_schema_installed
+      installed = with_db do |db|
+        db.get_first_value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'lease_machines_resources'")
+      end
+      shipped = Stores::SQLite.schema_sql.sub("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")
+      assert_includes shipped, installed, "the table is the shipped statement, word for word"
+    end
+
+    # Contention runs on tmpfs when the host has one: the store is the same
+    # (WAL, synchronous=FULL, BEGIN IMMEDIATE, one file shared by processes),
+    # but a commit does not wait ~4 ms for the disk, so the processes make
+    # thousands of decisions in a few seconds. The other tests run on disk.
+    def with_contention_database
+      shm = "/dev/shm"
+      return yield unless File.directory?(shm) && File.writable?(shm)
+
+      dir = Dir.mktmpdir("lease_machines_contended", shm)
+      disk = @path
+      @path = File.join(dir, "leases.sqlite3")
+      Stores::SQLite.new(@path).setup!.close
+      yield
+    ensure
+      @path = disk if disk
+      FileUtils.rm_rf(dir) if dir
+    end
+
+    # --- SQLite only -------------------------------------------------------------
+
+    def test_the_connection_is_wal_with_full_sync_and_a_busy_timeout
+      settings = nil
+      hook = lambda do |commit|
+        db = commit.connection
+        settings = %w[journal_mode synchronous busy_timeout].to_h do |pragma|
+          [pragma, db.get_first_value("PRAGMA #{pragma}")]
+        end
+      end
+      new_store(busy_timeout: 1.5, before_commit: hook).authority(unique_name).acquire(owner: 1, ttl: 1)
+      assert_equal({ "journal_mode" => "wal", "synchronous" => 2, "busy_timeout" => 1500 }, settings)
+    end
+
+    def test_a_held_write_lock_past_busy_timeout_is_a_store_error
+      name = unique_name
+      authority = new_store(busy_timeout: 0.2).authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      before = authority.checkpoint
+      with_db do |db|
+        db.execute("BEGIN IMMEDIATE")
+        started = monotonic
+        error = assert_raises(StoreError) { authority.reacquire(owner: 1, now: 1.5, ttl: 1) }
+        assert_match(/stayed locked for busy_timeout \(200 ms\)/, error.message)
+        assert_kind_of SQLite3::BusyException, error.cause
+        assert_operator monotonic - started, :<, 3.0
+        db.execute("ROLLBACK")
+      end
+      assert_equal before, authority.checkpoint
+      assert_equal 2, authority.reacquire(owner: 1, now: 1.5, ttl: 1).lease.token
+    end
+
+    def test_a_store_clock_that_steps_back_never_revives_or_shortens_a_lease
+      now_ms = 10_000
+      authority = new_store(clock: -> { now_ms }).authority(unique_name)
+      assert_equal 15.0, authority.acquire(owner: 1, ttl: 5).lease.expires_at
+      now_ms = 9_000
+      assert_equal 15.0, authority.renew(owner: 1, token: 1, ttl: 1).lease.expires_at, "never shortened"
+      now_ms = 16_000
+      assert_equal Decision.rejected(:stale_token), authority.release(owner: 2, token: 7)
+      now_ms = 14_000
+      assert_equal Decision.rejected(:expired), authority.renew(owner: 1, token: 1, ttl: 5), "never revived"
+      assert_equal 16.0, authority.checkpoint.observed
+    end
+
+    def test_a_bad_clock_raises_and_writes_nothing
+      name = unique_name
+      store = new_store(clock: -> { 1.5 })
+      error = assert_raises(TypeError) { store.authority(name).acquire(owner: 1, ttl: 1) }
+      assert_match(/\Aclock must return Integer milliseconds since the Unix epoch/, error.message)
+      assert_nil new_store.status(name)
+      assert_raises(TypeError) { new_store(clock: 5) }
+    end
+
+    def test_a_failed_commit_that_leaves_the_transaction_open_is_a_store_error
+      name = unique_name
+      authority = new_store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      before = authority.checkpoint
+      with_db do |db|
+        db.execute_batch(<<~SQL)
+          CREATE TABLE lm_parent (id INTEGER PRIMARY KEY);
+          CREATE TABLE lm_child (parent INTEGER REFERENCES lm_parent (id) DEFERRABLE INITIALLY DEFERRED);
+        SQL
+      end
+      store = new_store(before_commit: ->(commit) { commit.connection.execute("INSERT INTO lm_child VALUES (42)") })
+      store.__send__(:database).execute("PRAGMA foreign_keys = ON")
+      error = assert_raises(StoreError) { store.authority(name).reacquire(owner: 1, now: 1.5, ttl: 1) }
+      refute_kind_of OutcomeUnknownError, error, "SQLite kept the transaction open: it certainly did not commit"
+      assert_equal before, authority.checkpoint
+      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token
+    end
+
+    def test_a_commit_whose_outcome_is_unknown_never_returns_the_decision
+      name = unique_name
+      store = new_store(before_commit: ->(commit) { commit.connection.execute("COMMIT") })
+      error = assert_raises(OutcomeUnknownError) { store.authority(name).acquire(owner: 1, now: 1, ttl: 1) }
+      assert_match(/may or may not have been committed/, error.message)
+      # Here the transaction did commit (the hook committed it): the history
+      # goes on from it, and the grant nobody saw simply expires.
+      assert_equal 1, new_store.authority(name).checkpoint.last_issued
+      assert_equal 2, new_store.authority(name).acquire(owner: 2, now: 3, ttl: 1).lease.token
+    end
+
+    def test_a_store_used_before_fork_opens_its_own_connection_in_the_child
+      name = unique_name
+      store = new_store
+      authority = store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
+      assert_predicate wait_child(pid), :success?
+      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token
+    end
+
+    def test_the_path_is_validated
+      assert_raises(ArgumentError) { Stores::SQLite.new(":memory:") }
+      assert_raises(ArgumentError) { Stores::SQLite.new("") }
+      assert_raises(TypeError) { Stores::SQLite.new(nil) }
+      assert_raises(ArgumentError) { Stores::SQLite.new(@path, busy_timeout: -1) }
+      assert_equal @path, Stores::SQLite.new(Pathname(@path)).path
+    end
+
+    def test_an_unwritable_database_is_a_store_error
+      store = Stores::SQLite.new(File.join(@dir, "missing", "leases.sqlite3"))
+      error = assert_raises(StoreError) { store.authority("x").acquire(owner: 1, ttl: 1) }
+      assert_match(/cannot open the database/, error.message)
+      FileUtils.rm_f(@path)
+      error = assert_raises(StoreError) { new_store.authority("x").checkpoint }
+      assert_match(/no such table: lease_machines_resources/, error.message)
+    end
+
+    private
+
+    def with_db
+      db = SQLite3::Database.new(@path)
+      db.busy_timeout = 5_000
+      yield db
+    ensure
+      db&.close
+    end
+  end
+end
