@@ -218,7 +218,8 @@ impl Holder {
     }
 
     fn past_warning(&self, at: Duration) -> bool {
-        self.warning_deadline().is_some_and(|deadline| at >= deadline)
+        self.warning_deadline()
+            .is_some_and(|deadline| at >= deadline)
     }
 
     /// The authority said the lease is gone. `true` when this changed the state
