@@ -120,9 +120,11 @@ pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error
         return Duration::try_from_secs_f64(secs).map_err(|_| too_large(ruby, value, name));
     }
     if let Some(integer) = Integer::from_value(value) {
-        let negative = match integer.to_i64() {
-            Ok(v) => v < 0,
-            Err(_) => RBignum::from_value(value).is_some_and(RBignum::is_negative),
+        // The sign of a Bignum is a flag: asking for it as an i64 first would
+        // raise (and allocate) inside for every Bignum beyond i64.
+        let negative = match RBignum::from_value(value) {
+            Some(bignum) => bignum.is_negative(),
+            None => integer.to_i64().is_ok_and(|v| v < 0),
         };
         if negative {
             return Err(Error::new(

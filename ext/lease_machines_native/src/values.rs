@@ -21,6 +21,10 @@ struct Registry {
     /// Frozen shared decisions, one per `Rejection`, in `Rejection::ALL` order.
     rejections: [Opaque<Value>; 8],
     released: Opaque<Value>,
+    /// `:granted` and `:renewed`, interned once (static symbols are never
+    /// collected): interning the name on every grant was an eighth of its cost.
+    granted: Opaque<StaticSymbol>,
+    renewed: Opaque<StaticSymbol>,
 }
 
 static REGISTRY: OnceLock<Registry> = OnceLock::new();
@@ -73,6 +77,8 @@ pub fn register(
             checkpoint: checkpoint.into(),
             rejections: shared,
             released: released.into(),
+            granted: ruby.sym_new("granted").into(),
+            renewed: ruby.sym_new("renewed").into(),
         })
         .map_err(|_| {
             Error::new(
@@ -99,10 +105,6 @@ static ID_LEASE: LazyId = LazyId::new("@lease");
 static ID_REASON: LazyId = LazyId::new("@reason");
 static ID_LAST_ISSUED: LazyId = LazyId::new("@last_issued");
 static ID_OBSERVED_NS: LazyId = LazyId::new("@observed_ns");
-
-fn symbol(ruby: &Ruby, name: &str) -> StaticSymbol {
-    ruby.sym_new(name)
-}
 
 /// Sets the ivars of a (fresh) `Lease` object from a core lease.
 pub fn fill_lease(ruby: &Ruby, object: Value, lease: Lease) -> Result<(), Error> {
@@ -173,8 +175,8 @@ pub fn lease_from(ruby: &Ruby, value: Value, name: &str) -> Result<Lease, Error>
 pub fn decision_value(ruby: &Ruby, decision: Decision) -> Result<Value, Error> {
     let registry = registry(ruby)?;
     let (status, lease) = match decision {
-        Decision::Granted(lease) => ("granted", lease),
-        Decision::Renewed(lease) => ("renewed", lease),
+        Decision::Granted(lease) => (registry.granted, lease),
+        Decision::Renewed(lease) => (registry.renewed, lease),
         Decision::Released => return Ok(ruby.get_inner(registry.released)),
         Decision::Rejected(rejection) => {
             let index = rejection as usize;
@@ -195,7 +197,7 @@ pub fn decision_value(ruby: &Ruby, decision: Decision) -> Result<Value, Error> {
     })?;
     robject.ivar_set(
         LazyId::get_inner_with(&ID_STATUS, ruby),
-        symbol(ruby, status),
+        ruby.get_inner(status),
     )?;
     robject.ivar_set(LazyId::get_inner_with(&ID_LEASE, ruby), lease)?;
     robject.ivar_set(LazyId::get_inner_with(&ID_REASON, ruby), ruby.qnil())?;
