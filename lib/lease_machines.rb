@@ -2,6 +2,7 @@
 
 require_relative "lease_machines/version"
 require_relative "lease_machines/native"
+require_relative "lease_machines/value_object"
 require_relative "lease_machines/lease"
 require_relative "lease_machines/decision"
 require_relative "lease_machines/checkpoint"
@@ -16,6 +17,4 @@ module LeaseMachines
   autoload :StoreError, "lease_machines/store_error"
   autoload :OutcomeUnknownError, "lease_machines/store_error"
   autoload :Stores, "lease_machines/stores"
-
-  Native.register(Lease, Decision, Checkpoint, Decision::REJECTIONS, Decision::RELEASED)
 end

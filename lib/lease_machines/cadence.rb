@@ -6,6 +6,8 @@ module LeaseMachines
   # Valid when `ttl > 0`, `renew_after > 0`, `warn_before < ttl` and
   # `renew_after <= ttl - warn_before`; otherwise ArgumentError. Frozen.
   class Cadence
+    include ValueObject
+
     def initialize(ttl:, renew_after:, warn_before:)
       _init(ttl, renew_after, warn_before)
       freeze
@@ -20,7 +22,7 @@ module LeaseMachines
     end
 
     def ==(other)
-      other.instance_of?(self.class) && other.to_h == to_h
+      same_class?(other) && other.to_h == to_h
     end
     alias eql? ==
 

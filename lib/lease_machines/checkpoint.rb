@@ -5,60 +5,54 @@ module LeaseMachines
   # lease record (possibly expired) and the latest observed instant. Store it
   # before anyone acts on a decision; {Authority.restore} continues the history.
   #
-  # A frozen value object. `observed_ns` is exact; `observed` is Float seconds.
+  # A frozen value object made by the extension (`last_issued`, `lease`,
+  # `observed_ns`, `observed` are native readers). `observed_ns` is exact;
+  # `observed` is Float seconds. A Checkpoint is consistent by construction:
+  # there is no way to make one whose lease token was never issued.
   class Checkpoint
-    # @return [Integer, nil] the token high-water mark
-    attr_reader :last_issued
-    # @return [Lease, nil] the current lease record
-    attr_reader :lease
-    # @return [Integer] the latest observed instant in exact nanoseconds
-    attr_reader :observed_ns
+    include ValueObject
 
     # Rebuilds a checkpoint from stored parts (one row per resource). Raises
     # ArgumentError when the parts cannot come from one history: a lease with no
     # token issued, or a lease whose token is greater than `last_issued`.
+    # @param observed [Integer, Float] seconds
     def self.from_parts(last_issued:, lease:, observed:)
-      new(last_issued: last_issued, lease: lease, observed: observed)
+      _new(last_issued, lease, observed)
     end
 
-    def initialize(last_issued:, lease:, observed:)
-      Native.init_checkpoint(self, last_issued, lease, observed)
-      freeze
+    # Same as {from_parts}.
+    def self.new(last_issued:, lease:, observed:)
+      _new(last_issued, lease, observed)
     end
 
-    # @return [Float] the latest observed instant in seconds
-    def observed
-      @observed_ns / 1e9
+    # {from_parts} with the observed instant in exact nanoseconds, as a store keeps it.
+    def self.exact(last_issued:, lease:, observed_ns:)
+      _exact(last_issued, lease, observed_ns)
     end
+
+    private_class_method :_new, :_exact
 
     def to_h
-      { last_issued: @last_issued, lease: @lease&.to_h, observed: observed }
+      { last_issued: last_issued, lease: lease&.to_h, observed: observed }
     end
 
     def deconstruct_keys(_keys)
-      { last_issued: @last_issued, lease: @lease, observed: observed }
+      { last_issued: last_issued, lease: lease, observed: observed }
     end
 
     def ==(other)
-      other.instance_of?(self.class) && other.last_issued == @last_issued && other.lease == @lease &&
-        other.observed_ns == @observed_ns
+      same_class?(other) && other.last_issued == last_issued && other.lease == lease &&
+        other.observed_ns == observed_ns
     end
     alias eql? ==
 
     def hash
-      [self.class, @last_issued, @lease, @observed_ns].hash
+      [self.class, last_issued, lease, observed_ns].hash
     end
 
     def inspect
-      "#<#{self.class.name} last_issued=#{@last_issued.inspect} lease=#{@lease.inspect} observed=#{observed}>"
+      "#<#{self.class.name} last_issued=#{last_issued.inspect} lease=#{lease.inspect} observed=#{observed}>"
     end
     alias to_s inspect
-
-    private
-
-    def initialize_copy(source)
-      super
-      freeze
-    end
   end
 end

@@ -88,28 +88,17 @@ module LeaseMachines
       end
     end
 
-    # Builds {Lease} and {Checkpoint} objects from exact nanoseconds. The
-    # public constructors take seconds (a Float rounds), so a store fills the
-    # value objects the way the extension itself does: allocate, set the
-    # fields, freeze. Only values that came out of the core or out of a row the
-    # core validated reach here.
+    # Builds {Lease} and {Checkpoint} objects from exact nanoseconds (the
+    # public constructors that take seconds would round a Float).
     module Values
       module_function
 
       def lease(owner, token, expires_at_ns)
-        lease = Lease.allocate
-        lease.instance_variable_set(:@owner, owner)
-        lease.instance_variable_set(:@token, token)
-        lease.instance_variable_set(:@expires_at_ns, expires_at_ns)
-        lease.freeze
+        Lease.exact(owner: owner, token: token, expires_at_ns: expires_at_ns)
       end
 
       def checkpoint(last_issued, lease, observed_ns)
-        checkpoint = Checkpoint.allocate
-        checkpoint.instance_variable_set(:@last_issued, last_issued)
-        checkpoint.instance_variable_set(:@lease, lease)
-        checkpoint.instance_variable_set(:@observed_ns, observed_ns)
-        checkpoint.freeze
+        Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
       end
 
       # The core holds a store instant of N nanoseconds as N "seconds".

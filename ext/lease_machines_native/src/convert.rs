@@ -16,8 +16,12 @@ const NANOS_PER_SEC: u128 = 1_000_000_000;
 
 /// `"2.9 (Float)"`: how a rejected value is shown in a message.
 fn shown(value: Value) -> String {
-    let class: RClass = value.class();
-    let name = class.inspect();
+    // `value.class` is the object's class, not the singleton class that a
+    // stub's singleton methods give it; a BasicObject has no `class`.
+    let name = value
+        .funcall::<_, _, RClass>("class", ())
+        .unwrap_or_else(|_| value.class())
+        .inspect();
     format!("{} ({name})", value.inspect())
 }
 
@@ -120,12 +124,7 @@ pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error
         return Duration::try_from_secs_f64(secs).map_err(|_| too_large(ruby, value, name));
     }
     if let Some(integer) = Integer::from_value(value) {
-        // The sign of a Bignum is a flag: asking for it as an i64 first would
-        // raise (and allocate) inside for every Bignum beyond i64.
-        let negative = match RBignum::from_value(value) {
-            Some(bignum) => bignum.is_negative(),
-            None => integer.to_i64().is_ok_and(|v| v < 0),
-        };
+        let negative = is_negative(value, integer);
         if negative {
             return Err(Error::new(
                 ruby.exception_arg_error(),
@@ -161,20 +160,36 @@ fn too_large(ruby: &Ruby, value: Value, name: &str) -> Error {
 
 /// A time in exact nanoseconds, as stored in `@expires_at_ns`/`@observed_ns`.
 pub fn nanos_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error> {
-    let nanos = Integer::from_value(value)
-        .and_then(|integer| u128::try_convert(integer.as_value()).ok())
-        .ok_or_else(|| {
-            Error::new(
-                ruby.exception_type_error(),
-                format!(
-                    "{name} must be a non-negative Integer (nanoseconds), got {}",
-                    shown(value)
-                ),
-            )
-        })?;
+    let Some(integer) = Integer::from_value(value) else {
+        return Err(Error::new(
+            ruby.exception_type_error(),
+            format!(
+                "{name} must be a non-negative Integer (nanoseconds), got {}",
+                shown(value)
+            ),
+        ));
+    };
+    if is_negative(value, integer) {
+        return Err(Error::new(
+            ruby.exception_arg_error(),
+            format!(
+                "{name} must be a non-negative Integer (nanoseconds), got {}",
+                value.inspect()
+            ),
+        ));
+    }
+    let nanos = u128::try_convert(value).map_err(|_| too_large(ruby, value, name))?;
     let secs = u64::try_from(nanos / NANOS_PER_SEC).map_err(|_| too_large(ruby, value, name))?;
     let subsec = u32::try_from(nanos % NANOS_PER_SEC).map_err(|_| too_large(ruby, value, name))?;
     Ok(Duration::new(secs, subsec))
+}
+
+/// The sign of an Integer, without raising: a Bignum's sign is a flag.
+fn is_negative(value: Value, integer: Integer) -> bool {
+    match RBignum::from_value(value) {
+        Some(bignum) => bignum.is_negative(),
+        None => integer.to_i64().is_ok_and(|v| v < 0),
+    }
 }
 
 /// A `Duration` as exact Integer nanoseconds.

@@ -14,8 +14,8 @@
 use std::cell::Cell;
 
 use lease_machines::{
-    Cadence as CoreCadence, Checkpoint, Decision, Fence as CoreFence, Holder as CoreHolder,
-    HolderState, LeaseAuthority, OwnerId,
+    Cadence as CoreCadence, Decision, Fence as CoreFence, Holder as CoreHolder, HolderState,
+    LeaseAuthority, OwnerId,
 };
 use magnus::{
     function, method, prelude::*, typed_data::Obj, Error, RModule, Ruby, StaticSymbol, Value,
@@ -127,7 +127,7 @@ impl Authority {
         Self::decide(ruby, rb_self, |a| a.release(owner, token, now))
     }
 
-    fn checkpoint(ruby: &Ruby, rb_self: Obj<Self>) -> Result<Value, Error> {
+    fn checkpoint(ruby: &Ruby, rb_self: Obj<Self>) -> Value {
         values::checkpoint_value(ruby, rb_self.0.get().checkpoint())
     }
 
@@ -355,45 +355,6 @@ impl Holder {
     }
 }
 
-/// `LeaseMachines::Native.checkpoint_ivars(object, last_issued, lease, observed)`:
-/// validates the parts of `Checkpoint.from_parts` and fills the object.
-fn init_checkpoint(
-    ruby: &Ruby,
-    object: Value,
-    last_issued: Value,
-    lease: Value,
-    observed: Value,
-) -> Result<(), Error> {
-    let mark = convert::optional_token(ruby, last_issued, "last_issued")?;
-    let lease = if lease.is_nil() {
-        None
-    } else {
-        Some(values::lease_from(ruby, lease, "lease")?)
-    };
-    let observed = convert::time_arg(ruby, observed, "observed")?;
-    let checkpoint: Checkpoint = Checkpoint::from_parts(mark, lease, observed)
-        .ok_or_else(|| values::inconsistent(ruby, mark.map(|t| t.value()), lease))?;
-    values::fill_checkpoint(ruby, object, checkpoint)
-}
-
-/// `LeaseMachines::Native.lease_ivars(object, owner, token, expires_at)`.
-fn init_lease(
-    ruby: &Ruby,
-    object: Value,
-    owner: Value,
-    token: Value,
-    expires_at: Value,
-) -> Result<(), Error> {
-    let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
-    let token = convert::issued_token(ruby, token, "token")?;
-    let expires_at = convert::time_arg(ruby, expires_at, "expires_at")?;
-    values::fill_lease(
-        ruby,
-        object,
-        lease_machines::Lease::new(owner, token, expires_at),
-    )
-}
-
 /// `LeaseMachines::Native.nanos(time, name)`: a time argument in exact
 /// nanoseconds, with the same checks and messages as every other time argument.
 fn nanos(ruby: &Ruby, time: Value, name: String) -> Result<magnus::Integer, Error> {
@@ -407,10 +368,9 @@ fn nanos(ruby: &Ruby, time: Value, name: String) -> Result<magnus::Integer, Erro
 fn init(ruby: &Ruby) -> Result<(), Error> {
     let root: RModule = ruby.define_module("LeaseMachines")?;
     let native = root.define_module("Native")?;
-    native.define_module_function("register", function!(values::register, 5))?;
-    native.define_module_function("init_checkpoint", function!(init_checkpoint, 4))?;
-    native.define_module_function("init_lease", function!(init_lease, 4))?;
     native.define_module_function("nanos", function!(nanos, 2))?;
+
+    values::define(ruby, root)?;
 
     let authority = root.define_class("Authority", ruby.class_object())?;
     authority.define_alloc_func::<Authority>();

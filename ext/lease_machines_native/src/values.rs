@@ -1,149 +1,104 @@
-//! The Ruby value objects (`Decision`, `Lease`, `Checkpoint`) are plain Ruby
-//! classes defined in `lib/`; this module builds them without running
-//! `initialize` (the values come from the core and are valid by construction),
-//! and reads them back.
+//! The value objects `Decision`, `Lease` and `Checkpoint`: frozen TypedData
+//! objects holding core values. Building one is a single allocation with no
+//! Ruby call that could raise (no `initialize`, no instance variables), which
+//! is most of what a granted decision costs. `lib/` adds value semantics
+//! (`==`, `hash`, `to_h`, `deconstruct_keys`, `inspect`) on top of the readers
+//! defined here.
+//!
+//! Releases and rejections are nine shared frozen decisions made once at load
+//! time (`Decision::RELEASED`, `Decision::REJECTIONS`): answering them
+//! allocates nothing.
 
 use std::sync::OnceLock;
 
-use lease_machines::{Checkpoint, Decision, Lease, OwnerId, Rejection};
+use lease_machines::{Checkpoint, Decision, FencingToken, Lease, OwnerId, Rejection};
 use magnus::{
-    value::{LazyId, Opaque, ReprValue},
-    Class, Error, IntoValue, Object, RArray, RClass, Ruby, StaticSymbol, Symbol, Value,
+    gc::Marker,
+    prelude::*,
+    typed_data::{DataTypeFunctions, Obj},
+    value::Opaque,
+    Error, RArray, RClass, RModule, Ruby, StaticSymbol, Symbol, Value,
 };
 
 use crate::convert;
 
-/// What `lib/lease_machines.rb` hands over once at load time.
-struct Registry {
-    lease: Opaque<RClass>,
-    decision: Opaque<RClass>,
-    checkpoint: Opaque<RClass>,
-    /// Frozen shared decisions, one per `Rejection`, in `Rejection::ALL` order.
-    rejections: [Opaque<Value>; 8],
-    released: Opaque<Value>,
-    /// `:granted` and `:renewed`, interned once (static symbols are never
-    /// collected): interning the name on every grant was an eighth of its cost.
-    granted: Opaque<StaticSymbol>,
-    renewed: Opaque<StaticSymbol>,
+/// `LeaseMachines::Lease`.
+#[magnus::wrap(class = "LeaseMachines::Lease", free_immediately, size)]
+pub struct LeaseObj(Lease);
+
+/// `LeaseMachines::Decision`: the status, the reason of a rejection, and the
+/// `Lease` object of a grant or renewal (kept alive by `mark`).
+#[derive(magnus::TypedData)]
+#[magnus(class = "LeaseMachines::Decision", free_immediately, size, mark)]
+pub struct DecisionObj {
+    decision: Decision,
+    lease: Option<Opaque<Value>>,
 }
 
-static REGISTRY: OnceLock<Registry> = OnceLock::new();
+/// `LeaseMachines::Checkpoint`: the core checkpoint and its `Lease` object.
+#[derive(magnus::TypedData)]
+#[magnus(class = "LeaseMachines::Checkpoint", free_immediately, size, mark)]
+pub struct CheckpointObj {
+    checkpoint: Checkpoint,
+    lease: Option<Opaque<Value>>,
+}
 
-/// `LeaseMachines::Native.register(lease, decision, checkpoint, rejections, released)`.
-pub fn register(
-    ruby: &Ruby,
-    lease: RClass,
-    decision: RClass,
-    checkpoint: RClass,
-    rejections: RArray,
-    released: Value,
-) -> Result<(), Error> {
-    let mut shared = [Opaque::from(ruby.qnil().as_value()); 8];
-    if rejections.len() != shared.len() {
+impl DataTypeFunctions for DecisionObj {
+    fn mark(&self, marker: &Marker) {
+        if let Some(lease) = self.lease {
+            marker.mark(lease);
+        }
+    }
+}
+
+impl DataTypeFunctions for CheckpointObj {
+    fn mark(&self, marker: &Marker) {
+        if let Some(lease) = self.lease {
+            marker.mark(lease);
+        }
+    }
+}
+
+/// The shared decisions, made once by `define`.
+struct Shared {
+    released: Opaque<Value>,
+    rejections: [Opaque<Value>; 8],
+}
+
+static SHARED: OnceLock<Shared> = OnceLock::new();
+
+fn frozen<T: magnus::TypedData>(ruby: &Ruby, data: T) -> Value {
+    let object = ruby.obj_wrap(data).as_value();
+    object.freeze();
+    object
+}
+
+fn frozen_as<T: magnus::TypedData>(ruby: &Ruby, data: T, class: RClass) -> Result<Value, Error> {
+    if !class.is_inherited(T::class(ruby)) {
         return Err(Error::new(
-            ruby.exception_arg_error(),
+            ruby.exception_type_error(),
             format!(
-                "expected {} rejection decisions, got {}",
-                shared.len(),
-                rejections.len()
+                "{} is not a subclass of {}",
+                class.inspect(),
+                T::class(ruby).inspect()
             ),
         ));
     }
-    for ((index, slot), rejection) in shared.iter_mut().enumerate().zip(Rejection::ALL) {
-        let value: Value = rejections.entry(isize::try_from(index).unwrap_or(isize::MAX))?;
-        let reason: Value = value.funcall("reason", ())?;
-        let name = Symbol::from_value(reason).and_then(|symbol| symbol.name().ok());
-        if name.as_deref() != Some(rejection.as_str()) {
-            return Err(Error::new(
-                ruby.exception_arg_error(),
-                format!(
-                    "rejection decision {index} must have reason :{}, got {}",
-                    rejection.as_str(),
-                    reason.inspect()
-                ),
-            ));
-        }
-        ruby.gc_register_mark_object(value);
-        *slot = Opaque::from(value);
-    }
-    ruby.gc_register_mark_object(released);
-    for class in [lease, decision, checkpoint] {
-        ruby.gc_register_mark_object(class);
-    }
-    REGISTRY
-        .set(Registry {
-            lease: lease.into(),
-            decision: decision.into(),
-            checkpoint: checkpoint.into(),
-            rejections: shared,
-            released: released.into(),
-            granted: ruby.sym_new("granted").into(),
-            renewed: ruby.sym_new("renewed").into(),
-        })
-        .map_err(|_| {
-            Error::new(
-                ruby.exception_runtime_error(),
-                "lease_machines is already registered",
-            )
-        })
-}
-
-fn registry(ruby: &Ruby) -> Result<&'static Registry, Error> {
-    REGISTRY.get().ok_or_else(|| {
-        Error::new(
-            ruby.exception_runtime_error(),
-            "lease_machines_native was loaded without lib/lease_machines.rb; require \"lease_machines\"",
-        )
-    })
-}
-
-static ID_OWNER: LazyId = LazyId::new("@owner");
-static ID_TOKEN: LazyId = LazyId::new("@token");
-static ID_EXPIRES_AT_NS: LazyId = LazyId::new("@expires_at_ns");
-static ID_STATUS: LazyId = LazyId::new("@status");
-static ID_LEASE: LazyId = LazyId::new("@lease");
-static ID_REASON: LazyId = LazyId::new("@reason");
-static ID_LAST_ISSUED: LazyId = LazyId::new("@last_issued");
-static ID_OBSERVED_NS: LazyId = LazyId::new("@observed_ns");
-
-/// Sets the ivars of a (fresh) `Lease` object from a core lease.
-pub fn fill_lease(ruby: &Ruby, object: Value, lease: Lease) -> Result<(), Error> {
-    let object = magnus::RObject::from_value(object).ok_or_else(|| {
-        Error::new(
-            ruby.exception_type_error(),
-            "a Lease must be a plain Ruby object",
-        )
-    })?;
-    object.ivar_set(
-        LazyId::get_inner_with(&ID_OWNER, ruby),
-        lease.owner().value(),
-    )?;
-    object.ivar_set(
-        LazyId::get_inner_with(&ID_TOKEN, ruby),
-        lease.token().value(),
-    )?;
-    object.ivar_set(
-        LazyId::get_inner_with(&ID_EXPIRES_AT_NS, ruby),
-        convert::nanos_value(ruby, lease.expires_at()),
-    )?;
-    Ok(())
-}
-
-/// A new frozen `LeaseMachines::Lease`.
-pub fn lease_value(ruby: &Ruby, lease: Lease) -> Result<Value, Error> {
-    let class = ruby.get_inner(registry(ruby)?.lease);
-    let object = class.obj_alloc()?;
-    fill_lease(ruby, object, lease)?;
+    let object = ruby.obj_wrap_as(data, class).as_value();
     object.freeze();
     Ok(object)
 }
 
-/// Reads a `LeaseMachines::Lease` back into a core lease.
+/// A new frozen `Lease` object.
+pub fn lease_value(ruby: &Ruby, lease: Lease) -> Value {
+    frozen(ruby, LeaseObj(lease))
+}
+
+/// The core lease of a `Lease` object.
 pub fn lease_from(ruby: &Ruby, value: Value, name: &str) -> Result<Lease, Error> {
-    let class = ruby.get_inner(registry(ruby)?.lease);
-    let object = magnus::RObject::from_value(value)
-        .filter(|object| object.is_kind_of(class))
-        .ok_or_else(|| {
+    Obj::<LeaseObj>::try_convert(value)
+        .map(|lease| lease.0)
+        .map_err(|_| {
             Error::new(
                 ruby.exception_type_error(),
                 format!(
@@ -151,99 +106,64 @@ pub fn lease_from(ruby: &Ruby, value: Value, name: &str) -> Result<Lease, Error>
                     value.inspect()
                 ),
             )
-        })?;
-    let owner = convert::u64_arg(
-        ruby,
-        object.ivar_get(LazyId::get_inner_with(&ID_OWNER, ruby))?,
-        "lease.owner",
-    )?;
-    let token = convert::issued_token(
-        ruby,
-        object.ivar_get(LazyId::get_inner_with(&ID_TOKEN, ruby))?,
-        "lease.token",
-    )?;
-    let expires_at = convert::nanos_arg(
-        ruby,
-        object.ivar_get(LazyId::get_inner_with(&ID_EXPIRES_AT_NS, ruby))?,
-        "lease.expires_at_ns",
-    )?;
-    Ok(Lease::new(OwnerId::new(owner), token, expires_at))
+        })
 }
 
-/// A `Decision` object: a fresh frozen one for grants and renewals, a shared
-/// frozen one for releases and rejections (which allocate nothing).
+fn optional_lease(ruby: &Ruby, value: Value, name: &str) -> Result<Option<Lease>, Error> {
+    if value.is_nil() {
+        Ok(None)
+    } else {
+        lease_from(ruby, value, name).map(Some)
+    }
+}
+
+/// The answer to a decision: a new frozen `Decision` for grants and renewals
+/// (with its `Lease`: two allocations), a shared one otherwise (none).
 pub fn decision_value(ruby: &Ruby, decision: Decision) -> Result<Value, Error> {
-    let registry = registry(ruby)?;
-    let (status, lease) = match decision {
-        Decision::Granted(lease) => (registry.granted, lease),
-        Decision::Renewed(lease) => (registry.renewed, lease),
-        Decision::Released => return Ok(ruby.get_inner(registry.released)),
-        Decision::Rejected(rejection) => {
-            let index = rejection as usize;
-            return registry
-                .rejections
-                .get(index)
-                .map(|value| ruby.get_inner(*value))
-                .ok_or_else(|| Error::new(ruby.exception_runtime_error(), "unknown rejection"));
+    match decision {
+        Decision::Granted(lease) | Decision::Renewed(lease) => {
+            let lease = lease_value(ruby, lease);
+            Ok(frozen(
+                ruby,
+                DecisionObj {
+                    decision,
+                    lease: Some(lease.into()),
+                },
+            ))
         }
-    };
-    let lease = lease_value(ruby, lease)?;
-    let object = ruby.get_inner(registry.decision).obj_alloc()?;
-    let robject = magnus::RObject::from_value(object).ok_or_else(|| {
+        Decision::Released => shared(ruby).map(|shared| ruby.get_inner(shared.released)),
+        Decision::Rejected(rejection) => shared(ruby).and_then(|shared| {
+            shared
+                .rejections
+                .get(rejection as usize)
+                .map(|value| ruby.get_inner(*value))
+                .ok_or_else(|| Error::new(ruby.exception_runtime_error(), "unknown rejection"))
+        }),
+    }
+}
+
+fn shared(ruby: &Ruby) -> Result<&'static Shared, Error> {
+    SHARED.get().ok_or_else(|| {
         Error::new(
-            ruby.exception_type_error(),
-            "a Decision must be a plain Ruby object",
+            ruby.exception_runtime_error(),
+            "lease_machines_native is not initialized",
         )
-    })?;
-    robject.ivar_set(
-        LazyId::get_inner_with(&ID_STATUS, ruby),
-        ruby.get_inner(status),
-    )?;
-    robject.ivar_set(LazyId::get_inner_with(&ID_LEASE, ruby), lease)?;
-    robject.ivar_set(LazyId::get_inner_with(&ID_REASON, ruby), ruby.qnil())?;
-    object.freeze();
-    Ok(object)
+    })
 }
 
-/// Sets the ivars of a (fresh) `Checkpoint` object.
-pub fn fill_checkpoint(ruby: &Ruby, object: Value, checkpoint: Checkpoint) -> Result<(), Error> {
-    let robject = magnus::RObject::from_value(object).ok_or_else(|| {
-        Error::new(
-            ruby.exception_type_error(),
-            "a Checkpoint must be a plain Ruby object",
-        )
-    })?;
-    let last_issued = checkpoint
-        .last_issued()
-        .map(|token| token.value())
-        .into_value_with(ruby);
-    let lease = match checkpoint.lease() {
-        Some(lease) => lease_value(ruby, lease)?,
-        None => ruby.qnil().as_value(),
-    };
-    robject.ivar_set(LazyId::get_inner_with(&ID_LAST_ISSUED, ruby), last_issued)?;
-    robject.ivar_set(LazyId::get_inner_with(&ID_LEASE, ruby), lease)?;
-    robject.ivar_set(
-        LazyId::get_inner_with(&ID_OBSERVED_NS, ruby),
-        convert::nanos_value(ruby, checkpoint.observed()),
-    )?;
-    Ok(())
+/// A new frozen `Checkpoint` object.
+pub fn checkpoint_value(ruby: &Ruby, checkpoint: Checkpoint) -> Value {
+    let lease = checkpoint
+        .lease()
+        .map(|lease| lease_value(ruby, lease).into());
+    frozen(ruby, CheckpointObj { checkpoint, lease })
 }
 
-/// A new frozen `LeaseMachines::Checkpoint`.
-pub fn checkpoint_value(ruby: &Ruby, checkpoint: Checkpoint) -> Result<Value, Error> {
-    let object = ruby.get_inner(registry(ruby)?.checkpoint).obj_alloc()?;
-    fill_checkpoint(ruby, object, checkpoint)?;
-    object.freeze();
-    Ok(object)
-}
-
-/// Reads a `LeaseMachines::Checkpoint` back into a core checkpoint.
+/// The core checkpoint of a `Checkpoint` object (consistent by construction).
 pub fn checkpoint_from(ruby: &Ruby, value: Value, name: &str) -> Result<Checkpoint, Error> {
-    let class = ruby.get_inner(registry(ruby)?.checkpoint);
-    let object = magnus::RObject::from_value(value)
-        .filter(|object| object.is_kind_of(class))
-        .ok_or_else(|| {
+    Obj::<CheckpointObj>::try_convert(value)
+        .map(|checkpoint| checkpoint.checkpoint)
+        .map_err(|_| {
             Error::new(
                 ruby.exception_type_error(),
                 format!(
@@ -251,35 +171,262 @@ pub fn checkpoint_from(ruby: &Ruby, value: Value, name: &str) -> Result<Checkpoi
                     value.inspect()
                 ),
             )
-        })?;
-    let last_issued = convert::optional_token(
-        ruby,
-        object.ivar_get(LazyId::get_inner_with(&ID_LAST_ISSUED, ruby))?,
-        "checkpoint.last_issued",
-    )?;
-    let lease_value: Value = object.ivar_get(LazyId::get_inner_with(&ID_LEASE, ruby))?;
-    let lease = if lease_value.is_nil() {
-        None
-    } else {
-        Some(lease_from(ruby, lease_value, "checkpoint.lease")?)
-    };
-    let observed = convert::nanos_arg(
-        ruby,
-        object.ivar_get(LazyId::get_inner_with(&ID_OBSERVED_NS, ruby))?,
-        "checkpoint.observed_ns",
-    )?;
-    Checkpoint::from_parts(last_issued, lease, observed)
-        .ok_or_else(|| inconsistent(ruby, last_issued.map(|t| t.value()), lease))
+        })
 }
 
 /// The error for parts that cannot come from one history.
-pub fn inconsistent(ruby: &Ruby, last_issued: Option<u64>, lease: Option<Lease>) -> Error {
+fn inconsistent(ruby: &Ruby, last_issued: Option<FencingToken>, lease: Option<Lease>) -> Error {
     let token = lease.map_or(0, |lease| lease.token().value());
-    let mark = last_issued.map_or_else(|| "nil".to_owned(), |v| v.to_string());
+    let mark = last_issued.map_or_else(|| "nil".to_owned(), |t| t.value().to_string());
     Error::new(
         ruby.exception_arg_error(),
         format!(
             "inconsistent checkpoint: lease token {token} was never issued (last_issued is {mark})"
         ),
     )
+}
+
+fn build_checkpoint(
+    ruby: &Ruby,
+    class: RClass,
+    last_issued: Value,
+    lease: Value,
+    observed: core::time::Duration,
+) -> Result<Value, Error> {
+    let mark = convert::optional_token(ruby, last_issued, "last_issued")?;
+    let core_lease = optional_lease(ruby, lease, "lease")?;
+    let checkpoint = Checkpoint::from_parts(mark, core_lease, observed)
+        .ok_or_else(|| inconsistent(ruby, mark, core_lease))?;
+    let lease = (!lease.is_nil()).then(|| Opaque::from(lease));
+    frozen_as(ruby, CheckpointObj { checkpoint, lease }, class)
+}
+
+impl LeaseObj {
+    /// `Lease._new(owner, token, expires_at)` (`build`): `expires_at` in seconds.
+    fn build(
+        ruby: &Ruby,
+        class: RClass,
+        owner: Value,
+        token: Value,
+        expires_at: Value,
+    ) -> Result<Value, Error> {
+        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
+        let token = convert::issued_token(ruby, token, "token")?;
+        let expires_at = convert::time_arg(ruby, expires_at, "expires_at")?;
+        frozen_as(ruby, Self(Lease::new(owner, token, expires_at)), class)
+    }
+
+    /// `Lease._exact(owner, token, expires_at_ns)`: exact nanoseconds.
+    fn exact(
+        ruby: &Ruby,
+        class: RClass,
+        owner: Value,
+        token: Value,
+        expires_at_ns: Value,
+    ) -> Result<Value, Error> {
+        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
+        let token = convert::issued_token(ruby, token, "token")?;
+        let expires_at = convert::nanos_arg(ruby, expires_at_ns, "expires_at_ns")?;
+        frozen_as(ruby, Self(Lease::new(owner, token, expires_at)), class)
+    }
+
+    fn owner(&self) -> u64 {
+        self.0.owner().value()
+    }
+
+    fn token(&self) -> u64 {
+        self.0.token().value()
+    }
+
+    fn expires_at_ns(ruby: &Ruby, rb_self: &Self) -> magnus::Integer {
+        convert::nanos_value(ruby, rb_self.0.expires_at())
+    }
+
+    fn expires_at(&self) -> f64 {
+        convert::secs_value(self.0.expires_at())
+    }
+
+    fn is_expired(ruby: &Ruby, rb_self: &Self, now: Value) -> Result<bool, Error> {
+        Ok(rb_self.0.is_expired(convert::time_arg(ruby, now, "now")?))
+    }
+}
+
+impl DecisionObj {
+    /// `Decision._new(status, lease, reason)`, after `lib/` checked the shape.
+    fn build(
+        ruby: &Ruby,
+        class: RClass,
+        status: Symbol,
+        lease: Value,
+        reason: Value,
+    ) -> Result<Value, Error> {
+        let name = status.name()?;
+        let decision = match name.as_ref() {
+            "granted" => Decision::Granted(lease_from(ruby, lease, "lease")?),
+            "renewed" => Decision::Renewed(lease_from(ruby, lease, "lease")?),
+            "released" => Decision::Released,
+            "rejected" => {
+                let reason = Symbol::from_value(reason).and_then(|symbol| symbol.name().ok());
+                let rejection = Rejection::ALL
+                    .into_iter()
+                    .find(|rejection| reason.as_deref() == Some(rejection.as_str()))
+                    .ok_or_else(|| {
+                        Error::new(ruby.exception_arg_error(), "unknown rejection reason")
+                    })?;
+                Decision::Rejected(rejection)
+            }
+            _ => {
+                return Err(Error::new(
+                    ruby.exception_arg_error(),
+                    "unknown decision status",
+                ))
+            }
+        };
+        let lease = decision.lease().map(|_| Opaque::from(lease));
+        frozen_as(ruby, Self { decision, lease }, class)
+    }
+
+    fn status(ruby: &Ruby, rb_self: &Self) -> StaticSymbol {
+        ruby.sym_new(match rb_self.decision {
+            Decision::Granted(_) => "granted",
+            Decision::Renewed(_) => "renewed",
+            Decision::Released => "released",
+            Decision::Rejected(_) => "rejected",
+        })
+    }
+
+    fn lease(ruby: &Ruby, rb_self: &Self) -> Option<Value> {
+        rb_self.lease.map(|lease| ruby.get_inner(lease))
+    }
+
+    fn reason(ruby: &Ruby, rb_self: &Self) -> Option<StaticSymbol> {
+        rb_self
+            .decision
+            .rejection()
+            .map(|rejection| ruby.sym_new(rejection.as_str()))
+    }
+
+    fn is_granted(&self) -> bool {
+        self.decision.is_granted()
+    }
+
+    fn is_renewed(&self) -> bool {
+        self.decision.is_renewed()
+    }
+
+    fn is_released(&self) -> bool {
+        self.decision.is_released()
+    }
+
+    fn is_rejected(&self) -> bool {
+        self.decision.is_rejected()
+    }
+}
+
+impl CheckpointObj {
+    /// `Checkpoint._new(last_issued, lease, observed)`: `observed` in seconds.
+    fn build(
+        ruby: &Ruby,
+        class: RClass,
+        last_issued: Value,
+        lease: Value,
+        observed: Value,
+    ) -> Result<Value, Error> {
+        let observed = convert::time_arg(ruby, observed, "observed")?;
+        build_checkpoint(ruby, class, last_issued, lease, observed)
+    }
+
+    /// `Checkpoint._exact(last_issued, lease, observed_ns)`: exact nanoseconds.
+    fn exact(
+        ruby: &Ruby,
+        class: RClass,
+        last_issued: Value,
+        lease: Value,
+        observed_ns: Value,
+    ) -> Result<Value, Error> {
+        let observed = convert::nanos_arg(ruby, observed_ns, "observed_ns")?;
+        build_checkpoint(ruby, class, last_issued, lease, observed)
+    }
+
+    fn last_issued(&self) -> Option<u64> {
+        self.checkpoint.last_issued().map(FencingToken::value)
+    }
+
+    fn lease(ruby: &Ruby, rb_self: &Self) -> Option<Value> {
+        rb_self.lease.map(|lease| ruby.get_inner(lease))
+    }
+
+    fn observed_ns(ruby: &Ruby, rb_self: &Self) -> magnus::Integer {
+        convert::nanos_value(ruby, rb_self.checkpoint.observed())
+    }
+
+    fn observed(&self) -> f64 {
+        convert::secs_value(self.checkpoint.observed())
+    }
+}
+
+/// Defines the three value classes and the shared decisions.
+pub fn define(ruby: &Ruby, root: RModule) -> Result<(), Error> {
+    use magnus::{method, Class};
+
+    let lease = root.define_class("Lease", ruby.class_object())?;
+    lease.undef_default_alloc_func();
+    lease.define_singleton_method("_new", method!(LeaseObj::build, 3))?;
+    lease.define_singleton_method("_exact", method!(LeaseObj::exact, 3))?;
+    lease.define_method("owner", method!(LeaseObj::owner, 0))?;
+    lease.define_method("token", method!(LeaseObj::token, 0))?;
+    lease.define_method("expires_at_ns", method!(LeaseObj::expires_at_ns, 0))?;
+    lease.define_method("expires_at", method!(LeaseObj::expires_at, 0))?;
+    lease.define_method("expired?", method!(LeaseObj::is_expired, 1))?;
+
+    let decision = root.define_class("Decision", ruby.class_object())?;
+    decision.undef_default_alloc_func();
+    decision.define_singleton_method("_new", method!(DecisionObj::build, 3))?;
+    decision.define_method("status", method!(DecisionObj::status, 0))?;
+    decision.define_method("lease", method!(DecisionObj::lease, 0))?;
+    decision.define_method("reason", method!(DecisionObj::reason, 0))?;
+    decision.define_method("granted?", method!(DecisionObj::is_granted, 0))?;
+    decision.define_method("renewed?", method!(DecisionObj::is_renewed, 0))?;
+    decision.define_method("released?", method!(DecisionObj::is_released, 0))?;
+    decision.define_method("rejected?", method!(DecisionObj::is_rejected, 0))?;
+
+    let checkpoint = root.define_class("Checkpoint", ruby.class_object())?;
+    checkpoint.undef_default_alloc_func();
+    checkpoint.define_singleton_method("_new", method!(CheckpointObj::build, 3))?;
+    checkpoint.define_singleton_method("_exact", method!(CheckpointObj::exact, 3))?;
+    checkpoint.define_method("last_issued", method!(CheckpointObj::last_issued, 0))?;
+    checkpoint.define_method("lease", method!(CheckpointObj::lease, 0))?;
+    checkpoint.define_method("observed_ns", method!(CheckpointObj::observed_ns, 0))?;
+    checkpoint.define_method("observed", method!(CheckpointObj::observed, 0))?;
+
+    let released = frozen(
+        ruby,
+        DecisionObj {
+            decision: Decision::Released,
+            lease: None,
+        },
+    );
+    let rejections = Rejection::ALL.map(|rejection| {
+        frozen(
+            ruby,
+            DecisionObj {
+                decision: Decision::Rejected(rejection),
+                lease: None,
+            },
+        )
+    });
+    let list = RArray::from_iter(rejections);
+    list.freeze();
+    decision.const_set("RELEASED", released)?;
+    decision.const_set("REJECTIONS", list)?;
+    ruby.gc_register_mark_object(released);
+    for value in rejections {
+        ruby.gc_register_mark_object(value);
+    }
+    // A second load of the extension keeps the first set (the constants warn).
+    let _ = SHARED.set(Shared {
+        released: released.into(),
+        rejections: rejections.map(Opaque::from),
+    });
+    Ok(())
 }

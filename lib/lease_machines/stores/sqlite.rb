@@ -61,9 +61,7 @@ module LeaseMachines
         super(before_commit: before_commit)
         @path = database_path(path)
         @busy_timeout_ms = busy_milliseconds(busy_timeout)
-        unless clock.nil? || clock.respond_to?(:call)
-          raise TypeError, "clock must respond to #call, got #{clock.inspect}"
-        end
+        raise TypeError, "clock must respond to #call, got #{clock.inspect}" unless clock.nil? || clock.respond_to?(:call)
 
         @clock = clock || HOST_CLOCK
         @mutex = Mutex.new

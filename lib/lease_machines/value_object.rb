@@ -1,0 +1,35 @@
+# frozen_string_literal: true
+
+# See lib/lease_machines.rb.
+module LeaseMachines
+  # Copying for the frozen value objects the extension makes ({Lease},
+  # {Decision}, {Checkpoint}): like Integer or Symbol, a copy is the object
+  # itself, and it cannot be unfrozen.
+  module ValueObject
+    def dup
+      self
+    end
+
+    def clone(freeze: nil)
+      raise ArgumentError, "can't unfreeze #{self.class.name}" if freeze == false
+
+      self
+    end
+
+    private
+
+    # An instance of exactly this class? `Module#===` answers for any object,
+    # a BasicObject too, where `other.instance_of?` would raise.
+    def same_class?(other)
+      self.class === other && other.instance_of?(self.class) # rubocop:disable Style/CaseEquality
+    end
+  end
+
+  # `value.inspect` for an error message, even for a BasicObject or an object
+  # whose inspect raises.
+  def self.show(value)
+    value.inspect
+  rescue StandardError
+    "#<object id=#{value.__id__}>"
+  end
+end
