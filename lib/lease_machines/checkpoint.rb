@@ -32,6 +32,18 @@ module LeaseMachines
 
     private_class_method :_new, :_exact
 
+    # Marshal: the exact fields as decimal text ("-" for nil), rebuilt (and
+    # checked) by {exact}.
+    def _dump(_level)
+      [last_issued || "-", observed_ns, lease ? lease._dump(0) : "- - -"].join(" ")
+    end
+
+    def self._load(text)
+      last_issued, observed_ns, owner, token, expires_at_ns = ValueObject.integers(text, 5)
+      lease = Lease.exact(owner: owner, token: token, expires_at_ns: expires_at_ns) if token
+      exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
+    end
+
     def to_h
       { last_issued: last_issued, lease: lease&.to_h, observed: observed }
     end

@@ -29,6 +29,20 @@ module LeaseMachines
     end
     private_class_method :_new
 
+    # Marshal: status, reason and the lease's exact fields as text.
+    def _dump(_level)
+      [status, reason || "-", lease ? lease._dump(0) : "- - -"].join(" ")
+    end
+
+    def self._load(text)
+      status, reason, *fields = text.split(" ", 5)
+      owner, token, expires_at_ns = ValueObject.integers(fields.join(" "), 3)
+      lease = Lease.exact(owner: owner, token: token, expires_at_ns: expires_at_ns) if token
+      reason = reason == "-" ? nil : reason.to_sym
+      status = status.to_sym
+      status == :rejected ? rejected(reason) : new(status: status, lease: lease, reason: reason)
+    end
+
     def to_h
       { status: status, lease: lease&.to_h, reason: reason }
     end

@@ -22,6 +22,16 @@ module LeaseMachines
 
     private_class_method :_new, :_exact
 
+    # Marshal: the exact fields as decimal text, rebuilt (and checked) by {exact}.
+    def _dump(_level)
+      "#{owner} #{token} #{expires_at_ns}"
+    end
+
+    def self._load(text)
+      owner, token, expires_at_ns = ValueObject.integers(text, 3)
+      exact(owner: owner, token: token, expires_at_ns: expires_at_ns)
+    end
+
     def to_h
       { owner: owner, token: token, expires_at: expires_at }
     end

@@ -16,6 +16,14 @@ module LeaseMachines
       self
     end
 
+    # `count` space-separated decimal Integers ("-" for nil) from a Marshal dump.
+    def self.integers(text, count)
+      fields = text.to_s.split(" ")
+      raise TypeError, "marshal data too short or too long: #{text.inspect}" unless fields.size == count
+
+      fields.map { |field| field == "-" ? nil : Integer(field, 10) }
+    end
+
     private
 
     # An instance of exactly this class? `Module#===` answers for any object,

@@ -16,10 +16,14 @@ const NANOS_PER_SEC: u128 = 1_000_000_000;
 
 /// `"2.9 (Float)"`: how a rejected value is shown in a message.
 fn shown(value: Value) -> String {
-    // `value.class` is the object's class, not the singleton class that a
-    // stub's singleton methods give it; a BasicObject has no `class`.
-    let name = value
-        .funcall::<_, _, RClass>("class", ())
+    // Kernel#class bound to the value: the object's real class, never a
+    // singleton class, and no method the object itself defines is called. A
+    // BasicObject is no Kernel: its class pointer is its class.
+    let ruby = Ruby::get_with(value);
+    let name = ruby
+        .module_kernel()
+        .funcall::<_, _, Value>("instance_method", ("class",))
+        .and_then(|method| method.funcall::<_, _, RClass>("bind_call", (value,)))
         .unwrap_or_else(|_| value.class())
         .inspect();
     format!("{} ({name})", value.inspect())

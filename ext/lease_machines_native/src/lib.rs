@@ -27,15 +27,33 @@ mod values;
 /// `LeaseMachines::Authority`: one resource's decision engine.
 #[derive(Default)]
 #[magnus::wrap(class = "LeaseMachines::Authority", free_immediately, size)]
-struct Authority(Cell<LeaseAuthority>);
+struct Authority {
+    state: Cell<LeaseAuthority>,
+    ready: Cell<bool>,
+}
+
+/// Refuses a second `initialize` (or `initialize_copy`) on a live object:
+/// re-initializing an authority would start its history over and reissue
+/// tokens; a fence would forget its mark.
+fn first_init(ruby: &Ruby, ready: &Cell<bool>, class: &str) -> Result<(), Error> {
+    if ready.get() {
+        return Err(Error::new(
+            ruby.exception_runtime_error(),
+            format!("LeaseMachines::{class} is already initialized; it cannot start over"),
+        ));
+    }
+    Ok(())
+}
 
 impl Authority {
     fn init(ruby: &Ruby, rb_self: Obj<Self>, policy: Value) -> Result<(), Error> {
         rb_self.check_frozen()?;
+        first_init(ruby, &rb_self.ready, "Authority")?;
         let policy = convert::clock_policy_arg(ruby, policy)?;
         rb_self
-            .0
+            .state
             .set(LeaseAuthority::new().with_clock_policy(policy));
+        rb_self.ready.set(true);
         Ok(())
     }
 
@@ -46,17 +64,21 @@ impl Authority {
         policy: Value,
     ) -> Result<(), Error> {
         rb_self.check_frozen()?;
+        first_init(ruby, &rb_self.ready, "Authority")?;
         let checkpoint = values::checkpoint_from(ruby, checkpoint, "checkpoint")?;
         let policy = convert::clock_policy_arg(ruby, policy)?;
         rb_self
-            .0
+            .state
             .set(LeaseAuthority::restore(checkpoint).with_clock_policy(policy));
+        rb_self.ready.set(true);
         Ok(())
     }
 
-    fn initialize_copy(rb_self: Obj<Self>, other: Obj<Self>) -> Result<(), Error> {
+    fn initialize_copy(ruby: &Ruby, rb_self: Obj<Self>, other: Obj<Self>) -> Result<(), Error> {
         rb_self.check_frozen()?;
-        rb_self.0.set(other.0.get());
+        first_init(ruby, &rb_self.ready, "Authority")?;
+        rb_self.state.set(other.state.get());
+        rb_self.ready.set(true);
         Ok(())
     }
 
@@ -67,9 +89,9 @@ impl Authority {
         decide: impl FnOnce(&mut LeaseAuthority) -> Decision,
     ) -> Result<Value, Error> {
         rb_self.check_frozen()?;
-        let mut authority = rb_self.0.get();
+        let mut authority = rb_self.state.get();
         let decision = decide(&mut authority);
-        rb_self.0.set(authority);
+        rb_self.state.set(authority);
         values::decision_value(ruby, decision)
     }
 
@@ -128,44 +150,51 @@ impl Authority {
     }
 
     fn checkpoint(ruby: &Ruby, rb_self: Obj<Self>) -> Value {
-        values::checkpoint_value(ruby, rb_self.0.get().checkpoint())
+        values::checkpoint_value(ruby, rb_self.state.get().checkpoint())
     }
 
     fn clock_policy(ruby: &Ruby, rb_self: Obj<Self>) -> StaticSymbol {
-        convert::clock_policy_value(ruby, rb_self.0.get().clock_policy())
+        convert::clock_policy_value(ruby, rb_self.state.get().clock_policy())
     }
 }
 
 /// `LeaseMachines::Fence`: the high-water mark at the protected resource.
 #[derive(Default)]
 #[magnus::wrap(class = "LeaseMachines::Fence", free_immediately, size)]
-struct Fence(Cell<CoreFence>);
+struct Fence {
+    state: Cell<CoreFence>,
+    ready: Cell<bool>,
+}
 
 impl Fence {
     fn init(ruby: &Ruby, rb_self: Obj<Self>, highest: Value) -> Result<(), Error> {
         rb_self.check_frozen()?;
+        first_init(ruby, &rb_self.ready, "Fence")?;
         let highest = convert::optional_token(ruby, highest, "highest")?;
-        rb_self.0.set(CoreFence::new(highest));
+        rb_self.state.set(CoreFence::new(highest));
+        rb_self.ready.set(true);
         Ok(())
     }
 
-    fn initialize_copy(rb_self: Obj<Self>, other: Obj<Self>) -> Result<(), Error> {
+    fn initialize_copy(ruby: &Ruby, rb_self: Obj<Self>, other: Obj<Self>) -> Result<(), Error> {
         rb_self.check_frozen()?;
-        rb_self.0.set(other.0.get());
+        first_init(ruby, &rb_self.ready, "Fence")?;
+        rb_self.state.set(other.state.get());
+        rb_self.ready.set(true);
         Ok(())
     }
 
     fn accept(ruby: &Ruby, rb_self: Obj<Self>, token: Value) -> Result<bool, Error> {
         let token = convert::presented_token(ruby, token, "token")?;
         rb_self.check_frozen()?;
-        let mut fence = rb_self.0.get();
+        let mut fence = rb_self.state.get();
         let accepted = fence.accept(token);
-        rb_self.0.set(fence);
+        rb_self.state.set(fence);
         Ok(accepted)
     }
 
     fn highest(rb_self: Obj<Self>) -> Option<u64> {
-        rb_self.0.get().highest().map(|token| token.value())
+        rb_self.state.get().highest().map(|token| token.value())
     }
 }
 
@@ -264,12 +293,24 @@ impl Holder {
             )
         })?;
         let cadence = Cadence::get(ruby, &cadence)?;
+        if rb_self.0.get().is_some() {
+            return Err(Error::new(
+                ruby.exception_runtime_error(),
+                "LeaseMachines::Holder is already initialized; it cannot start over",
+            ));
+        }
         rb_self.0.set(Some(CoreHolder::new(token, at, cadence)));
         Ok(())
     }
 
-    fn initialize_copy(rb_self: Obj<Self>, other: Obj<Self>) -> Result<(), Error> {
+    fn initialize_copy(ruby: &Ruby, rb_self: Obj<Self>, other: Obj<Self>) -> Result<(), Error> {
         rb_self.check_frozen()?;
+        if rb_self.0.get().is_some() {
+            return Err(Error::new(
+                ruby.exception_runtime_error(),
+                "LeaseMachines::Holder is already initialized; it cannot start over",
+            ));
+        }
         rb_self.0.set(other.0.get());
         Ok(())
     }
