@@ -18,7 +18,7 @@ module LeaseMachines
 
     # `count` space-separated decimal Integers ("-" for nil) from a Marshal dump.
     def self.integers(text, count)
-      fields = text.to_s.split(" ")
+      fields = text.to_s.split
       raise TypeError, "marshal data too short or too long: #{text.inspect}" unless fields.size == count
 
       fields.map { |field| field == "-" ? nil : Integer(field, 10) }
