@@ -39,7 +39,7 @@ Gem::Specification.new do |spec|
       "lib/**/*.rb", "sig/**/*.rbs", "exe/*",
       "ext/lease_machines_native/{extconf.rb,Cargo.toml,src/**/*.rs}",
       "core/{Cargo.toml,README.md,CHANGELOG.md,src/**/*.rs,benches/*.rs}",
-      "Cargo.toml", "Cargo.lock",
+      "db/**/*.sql", "Cargo.toml", "Cargo.lock",
       "README.md", "CHANGELOG.md", "LICENSE{,.txt,.md}"
     ],
     base: __dir__

@@ -91,7 +91,8 @@ class PackagingTest < Minitest::Test
     files = spec.files
     missing = files.reject { |file| File.file?(File.join(ROOT, file)) }
     assert_empty missing, "files that do not exist"
-    assert_empty files.grep(%r{\A(test|spec|bench|tmp|pkg|target|db|bin)/}), "no tests, scripts or build output"
+    assert_empty files.grep(%r{\A(test|spec|bench|tmp|pkg|target|bin)/}), "no tests, scripts or build output"
+    assert_includes files, "db/postgres/001_create_lease_machines_resources.sql", "the schema the stores run"
     assert_empty files.grep(%r{\A(core|#{EXT_DIR})/(tests|target)/}), "no crate tests or target/"
     assert_empty files.grep(%r{\.(so|bundle|dll|o|gem)\z|(\A|/)(Makefile|mkmf\.log)\z}), "no compiled files"
   end

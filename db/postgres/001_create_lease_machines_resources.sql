@@ -2,9 +2,8 @@
 --
 -- A row is one authority's whole checkpoint: the token high-water mark, the
 -- current lease record (possibly expired) and the latest observed instant.
--- LeaseMachines::Stores::Postgres#setup! runs exactly this SQL (the gem holds
--- the same text in LeaseMachines::Stores::Postgres::SCHEMA_SQL; a test keeps
--- the two identical) inside one transaction that holds an advisory lock, so it
+-- LeaseMachines::Stores::Postgres#setup! reads and runs this file (it is also
+-- LeaseMachines::Stores::Postgres::SCHEMA_SQL) inside one transaction that holds an advisory lock, so it
 -- is safe to run again and from many processes at once. To manage the schema
 -- yourself, run it from your own migration (Rails:
 -- `execute LeaseMachines::Stores::Postgres::SCHEMA_SQL`).

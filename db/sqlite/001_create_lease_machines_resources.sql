@@ -2,9 +2,8 @@
 --
 -- A row is one authority's whole checkpoint: the token high-water mark, the
 -- current lease record (possibly expired) and the latest observed instant.
--- LeaseMachines::Stores::SQLite#setup! runs exactly this SQL (the gem holds
--- the same text in LeaseMachines::Stores::SQLite::SCHEMA_SQL; a test keeps the
--- two identical) inside one BEGIN IMMEDIATE transaction, so it is safe to run
+-- LeaseMachines::Stores::SQLite#setup! reads and runs this file (it is also
+-- LeaseMachines::Stores::SQLite::SCHEMA_SQL) inside one BEGIN IMMEDIATE transaction, so it is safe to run
 -- again and from many processes at once.
 --
 -- Encoding. Owners, tokens and instants are unsigned 64-bit integers, and an

@@ -454,7 +454,7 @@ module LeaseMachines
       store_class = new_store.class
       file = File.join(File.expand_path("../..", __dir__), Stores::Schema::FILES.fetch(engine))
       assert_equal File.read(file), store_class::SCHEMA_SQL,
-                   "#{file} and #{store_class}::SCHEMA_SQL differ: run `rake stores:schema`"
+                   "#{store_class}::SCHEMA_SQL must be the shipped #{file}"
       assert_same store_class::SCHEMA_SQL, store_class.schema_sql
       store = new_store
       2.times { assert_same store, store.setup! }

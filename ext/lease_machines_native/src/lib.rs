@@ -12,6 +12,7 @@
 #![allow(missing_docs)]
 
 use std::cell::Cell;
+use std::time::Duration;
 
 use lease_machines::{
     Cadence as CoreCadence, Decision, Fence as CoreFence, Holder as CoreHolder, HolderState,
@@ -95,6 +96,19 @@ impl Authority {
         values::decision_value(ruby, decision)
     }
 
+    /// `acquire` and `reacquire`: the same arguments, a different rule.
+    fn grant(
+        ruby: &Ruby,
+        rb_self: Obj<Self>,
+        [owner, now, ttl]: [Value; 3],
+        rule: fn(&mut LeaseAuthority, OwnerId, Duration, Duration) -> Decision,
+    ) -> Result<Value, Error> {
+        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
+        let now = convert::time_arg(ruby, now, "now")?;
+        let ttl = convert::time_arg(ruby, ttl, "ttl")?;
+        Self::decide(ruby, rb_self, |a| rule(a, owner, now, ttl))
+    }
+
     fn acquire(
         ruby: &Ruby,
         rb_self: Obj<Self>,
@@ -102,10 +116,7 @@ impl Authority {
         now: Value,
         ttl: Value,
     ) -> Result<Value, Error> {
-        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
-        let now = convert::time_arg(ruby, now, "now")?;
-        let ttl = convert::time_arg(ruby, ttl, "ttl")?;
-        Self::decide(ruby, rb_self, |a| a.acquire(owner, now, ttl))
+        Self::grant(ruby, rb_self, [owner, now, ttl], LeaseAuthority::acquire)
     }
 
     fn reacquire(
@@ -115,10 +126,7 @@ impl Authority {
         now: Value,
         ttl: Value,
     ) -> Result<Value, Error> {
-        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
-        let now = convert::time_arg(ruby, now, "now")?;
-        let ttl = convert::time_arg(ruby, ttl, "ttl")?;
-        Self::decide(ruby, rb_self, |a| a.reacquire(owner, now, ttl))
+        Self::grant(ruby, rb_self, [owner, now, ttl], LeaseAuthority::reacquire)
     }
 
     fn renew(
