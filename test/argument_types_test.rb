@@ -76,6 +76,16 @@ module LeaseMachines
 
     # The class shown is the object's class, not the singleton class that a
     # singleton method (a stub, a mock) gives it.
+    # Kernel#class, not the object's own `class` method, names the class.
+    def test_the_class_shown_in_a_message_is_not_the_one_an_object_claims
+      liar = Object.new
+      def liar.class = Integer
+      def liar.inspect = "#<liar>"
+
+      error = assert_raises(TypeError) { Authority.new.acquire(owner: liar, now: 0, ttl: 1) }
+      assert_equal "owner must be an Integer in 0..18446744073709551615, got #<liar> (Object)", error.message
+    end
+
     def test_the_message_shows_the_class_of_an_object_with_singleton_methods
       stub = Object.new
       def stub.inspect = "#<stub>"
