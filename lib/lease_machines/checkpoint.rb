@@ -16,13 +16,12 @@ module LeaseMachines
     # ArgumentError when the parts cannot come from one history: a lease with no
     # token issued, or a lease whose token is greater than `last_issued`.
     # @param observed [Integer, Float] seconds
-    def self.from_parts(last_issued:, lease:, observed:)
+    def self.new(last_issued:, lease:, observed:)
       _new(last_issued, lease, observed)
     end
 
-    # Same as {from_parts}.
-    def self.new(last_issued:, lease:, observed:)
-      _new(last_issued, lease, observed)
+    class << self
+      alias from_parts new
     end
 
     # {from_parts} with the observed instant in exact nanoseconds, as a store keeps it.

@@ -29,26 +29,27 @@ fn shown(value: Value) -> String {
     format!("{} ({name})", value.inspect())
 }
 
-/// An Integer in `0..2**64-1`, refusing every non-Integer (no `to_int` coercion).
-pub fn u64_arg(ruby: &Ruby, value: Value, name: &str) -> Result<u64, Error> {
+/// An Integer that fits in a `u64`, refusing every non-Integer (no `to_int`
+/// coercion): `TypeError` for another class, `RangeError` outside the range.
+/// `expected` is how the argument is described in the message.
+fn bounded_u64(ruby: &Ruby, value: Value, name: &str, expected: &str) -> Result<u64, Error> {
     let Some(integer) = Integer::from_value(value) else {
         return Err(Error::new(
             ruby.exception_type_error(),
-            format!(
-                "{name} must be an Integer in {U64_RANGE}, got {}",
-                shown(value)
-            ),
+            format!("{name} must be {expected}, got {}", shown(value)),
         ));
     };
     integer.to_u64().map_err(|_| {
         Error::new(
             ruby.exception_range_error(),
-            format!(
-                "{name} must be an Integer in {U64_RANGE}, got {}",
-                value.inspect()
-            ),
+            format!("{name} must be {expected}, got {}", value.inspect()),
         )
     })
+}
+
+/// An Integer in `0..2**64-1`.
+pub fn u64_arg(ruby: &Ruby, value: Value, name: &str) -> Result<u64, Error> {
+    bounded_u64(ruby, value, name, &format!("an Integer in {U64_RANGE}"))
 }
 
 /// A token presented for checking: 0 is allowed and is simply stale (`None`).
@@ -62,29 +63,12 @@ pub fn presented_token(
 
 /// A token that must have been issued: `1..2**64-1`.
 pub fn issued_token(ruby: &Ruby, value: Value, name: &str) -> Result<FencingToken, Error> {
-    let raw = u64_arg(ruby, value, name).map_err(|err| {
-        if err.is_kind_of(ruby.exception_type_error()) {
-            Error::new(
-                ruby.exception_type_error(),
-                format!(
-                    "{name} must be an Integer in {TOKEN_RANGE}, got {}",
-                    shown(value)
-                ),
-            )
-        } else {
-            Error::new(
-                ruby.exception_range_error(),
-                format!(
-                    "{name} must be an Integer in {TOKEN_RANGE}, got {}",
-                    value.inspect()
-                ),
-            )
-        }
-    })?;
+    let expected = format!("an Integer in {TOKEN_RANGE}");
+    let raw = bounded_u64(ruby, value, name, &expected)?;
     FencingToken::new(raw).ok_or_else(|| {
         Error::new(
             ruby.exception_range_error(),
-            format!("{name} must be an Integer in {TOKEN_RANGE} (tokens start at 1), got 0"),
+            format!("{name} must be {expected} (tokens start at 1), got 0"),
         )
     })
 }
@@ -98,15 +82,12 @@ pub fn optional_token(
     if value.is_nil() {
         return Ok(None);
     }
-    issued_token(ruby, value, name).map(Some).map_err(|err| {
-        let (class, got) = if err.is_kind_of(ruby.exception_type_error()) {
-            (ruby.exception_type_error(), shown(value))
-        } else {
-            (ruby.exception_range_error(), value.inspect())
-        };
+    let expected = format!("nil or an Integer in {TOKEN_RANGE}");
+    let raw = bounded_u64(ruby, value, name, &expected)?;
+    FencingToken::new(raw).map(Some).ok_or_else(|| {
         Error::new(
-            class,
-            format!("{name} must be nil or an Integer in {TOKEN_RANGE}, got {got}"),
+            ruby.exception_range_error(),
+            format!("{name} must be {expected}, got 0"),
         )
     })
 }
