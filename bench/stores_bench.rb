@@ -2,8 +2,8 @@
 
 # Durable decisions: LeaseMachines::Stores::SQLite and ::Postgres, each against
 # its floor, a bare one-row UPDATE transaction on the same engine and the same
-# connection (SQLite: BEGIN IMMEDIATE, UPDATE, COMMIT; PostgreSQL: BEGIN,
-# UPDATE, COMMIT). A durable decision is one transaction too (lock the row,
+# connection, with its statements prepared (SQLite: BEGIN IMMEDIATE, UPDATE,
+# COMMIT; PostgreSQL: BEGIN, UPDATE, COMMIT). A durable decision is one transaction too (lock the row,
 # decide in Rust, write the row, commit), so the ratio is what the rules, the
 # row lock and the decoding add to the price of a durable write. Target: within
 # 1.5x of the floor for acquire, renew and release.
@@ -43,19 +43,28 @@ def sqlite_engine(dir)
   db = store.transaction(&:connection) # the store's own connection (@api private)
   db.execute("CREATE TABLE bench_floor (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
   db.execute("INSERT INTO bench_floor (id, n) VALUES (1, 0)")
+  # Prepared once, as the store prepares its own statements.
+  begin_immediate = db.prepare("BEGIN IMMEDIATE")
+  commit = db.prepare("COMMIT")
+  increment = db.prepare("UPDATE bench_floor SET n = n + 1 WHERE id = ?")
   floor = lambda do
-    db.execute("BEGIN IMMEDIATE")
-    db.execute("UPDATE bench_floor SET n = n + 1 WHERE id = ?", [1])
-    db.execute("COMMIT")
+    begin_immediate.execute!
+    increment.execute!(1)
+    commit.execute!
   end
   store_update = if LeaseMachines::Stores::SQLite.const_defined?(:UPDATE_SQL)
+                   update = db.prepare(LeaseMachines::Stores::SQLite::UPDATE_SQL)
                    row_update(store, lambda do |params|
-                     db.execute("BEGIN IMMEDIATE")
-                     db.execute(LeaseMachines::Stores::SQLite::UPDATE_SQL, params)
-                     db.execute("COMMIT")
+                     begin_immediate.execute!
+                     update.execute!(*params)
+                     commit.execute!
                    end)
                  end
-  Engine.new("SQLite #{SQLite3::SQLITE_VERSION}", store, floor, store_update, -> { store.close })
+  cleanup = lambda do
+    [begin_immediate, commit, increment, update].compact.each(&:close)
+    store.close
+  end
+  Engine.new("SQLite #{SQLite3::SQLITE_VERSION}", store, floor, store_update, cleanup)
 end
 
 def postgres_engine(url)

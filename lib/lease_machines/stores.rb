@@ -17,10 +17,10 @@ module LeaseMachines
   # and only then return the {Decision}. See docs/STORES.md.
   #
   # Time. A store's timeline is whole nanoseconds since the Unix epoch, in
-  # 0..2**64-1 (until 2554). The core decides on that timeline exactly: the
-  # store hands it Integer nanoseconds (as the core's "seconds", which the core
-  # only adds and compares), so nothing is ever rounded between the row, the
-  # core and the returned {Lease}.
+  # 0..2**64-1 (until 2554). The core decides on that timeline exactly
+  # ({Native.decide_row} hands it the nanoseconds as its "seconds", which the
+  # core only adds and compares), so nothing is ever rounded between the row,
+  # the core and the returned {Lease}.
   module Stores
     U64_MAX = (2**64) - 1
     # Resource names are 1..255 bytes of UTF-8 without NUL.
@@ -66,16 +66,6 @@ module LeaseMachines
                              "0..18446744073.709551615 seconds since the Unix epoch), got #{value.inspect}"
       end
 
-      # A core decision (made on the nanosecond timeline) as the caller sees
-      # it: the lease's expiry in real nanoseconds.
-      def real_decision(decision)
-        lease = decision.lease
-        return decision unless lease
-
-        Decision.new(status: decision.status, lease: Values.lease(lease.owner, lease.token,
-                                                                  Values.core_nanos(lease.expires_at_ns)))
-      end
-
       private
 
       def utf8_name(name)
@@ -100,14 +90,6 @@ module LeaseMachines
       def checkpoint(last_issued, lease, observed_ns)
         Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
       end
-
-      # The core holds a store instant of N nanoseconds as N "seconds".
-      def core_nanos(core_ns)
-        seconds, rest = core_ns.divmod(NANOS_PER_SECOND)
-        raise StoreError, "internal error: a store instant is not a whole number of nanoseconds" unless rest.zero?
-
-        seconds
-      end
     end
 
     # One resource's row, decoded: exact Integers, instants in nanoseconds
@@ -116,16 +98,14 @@ module LeaseMachines
     Row = Struct.new(:last_issued, :owner, :token, :expires_at_ns, :observed_ns) do
       # @param values [Array<String, nil>] the five columns as decimal text
       def self.decode(values, name)
-        new(*values.map { |value| value && Integer(value, 10) }).tap(&:to_core)
+        row = new(*values.map { |value| value && Integer(value, 10) })
+        unless [0, 3].include?([row.owner, row.token, row.expires_at_ns].compact.size)
+          raise ArgumentError, "a lease record needs lease_owner, lease_token and lease_expires_at_ns, all or none"
+        end
+
+        row.tap(&:real_checkpoint) # the core validates the rest
       rescue ArgumentError, TypeError, RangeError => e
         raise StoreError, "the stored row for resource #{name.inspect} is not a valid checkpoint: #{e.message}"
-      end
-
-      # The row of a checkpoint the core made on the nanosecond timeline.
-      def self.from_core(checkpoint)
-        lease = checkpoint.lease
-        new(checkpoint.last_issued, lease&.owner, lease&.token,
-            lease && Values.core_nanos(lease.expires_at_ns), Values.core_nanos(checkpoint.observed_ns))
       end
 
       # The checkpoint of a resource nobody has used yet.
@@ -135,12 +115,6 @@ module LeaseMachines
 
       def lease?
         !token.nil?
-      end
-
-      # The core checkpoint on the nanosecond timeline (validated by the core).
-      def to_core
-        lease = (Lease.new(owner: owner, token: token, expires_at: expires_at_ns) if lease?)
-        Checkpoint.from_parts(last_issued: last_issued, lease: lease, observed: observed_ns)
       end
 
       # The lease as the caller sees it (exact nanoseconds), or nil.
@@ -231,33 +205,30 @@ module LeaseMachines
       def force_release(name)
         name = Stores.resource_name(name)
         transaction do |tx|
-          row, clock_ms = tx.lock(name, create: false)
-          next nil unless row
+          columns, clock_ms = tx.lock(name, create: false)
+          next nil unless columns
 
+          row = Row.decode(columns, name)
           clock_ns = clock_ms * NANOS_PER_MILLISECOND
           after = Row.new(row.last_issued, nil, nil, nil, [row.observed_ns, clock_ns].max)
-          tx.write(name, after, exists: true) unless after == row
+          tx.write(name, after.encode, exists: true) unless after == row
           notify(tx, name, nil, after)
           Status.new(name: name, last_issued: row.last_issued, lease: row.real_lease, observed_ns: row.observed_ns,
                      updated_at: nil, clock_ns: clock_ns).freeze
         end
       end
 
-      # @api private: one decision in one transaction. Yields the core
-      # authority (restored with clock_policy: :clamp, on the nanosecond
-      # timeline) and the instant to decide at; the block returns the core's
-      # decision.
-      def decide(name, now_ns)
+      # @api private: one decision in one transaction: lock the row, decide
+      # in Rust ({Native.decide_row}: `kind` 0 acquire, 1 reacquire, 2 renew,
+      # 3 release), write the row when it changed, run the hook, commit.
+      def decide(name, now_ns, kind, owner, token, ttl_ns) # rubocop:disable Metrics/ParameterLists -- Native.decide_row's
         transaction do |tx|
-          row, clock_ms = tx.lock(name, create: true)
-          before = row || Row.empty
-          core = Authority.restore(before.to_core, clock_policy: :clamp)
-          decision = yield core, now_ns || (clock_ms * NANOS_PER_MILLISECOND)
-          after = Row.from_core(core.checkpoint)
-          tx.write(name, after, exists: !row.nil?) unless after == before
-          result = Stores.real_decision(decision)
-          notify(tx, name, result, after)
-          result
+          columns, clock_ms = tx.lock(name, create: true)
+          decision, after = Native.decide_row(name, columns, kind, owner, token,
+                                              now_ns || (clock_ms * NANOS_PER_MILLISECOND), ttl_ns)
+          tx.write(name, after, exists: !columns.nil?) if after
+          notify(tx, name, decision, after || columns)
+          decision
         end
       end
 
@@ -272,9 +243,12 @@ module LeaseMachines
 
       private
 
-      def notify(transaction, name, decision, row)
+      # Runs the hook. `columns` is the committed row: a {Row} or the five
+      # stored columns (nil: a resource with no row).
+      def notify(transaction, name, decision, columns)
         return unless @before_commit
 
+        row = columns.is_a?(Row) ? columns : (columns && Row.decode(columns, name)) || Row.empty
         @before_commit.call(Commit.new(store: self, name: name, decision: decision,
                                        checkpoint: row.real_checkpoint, connection: transaction.connection))
       end
@@ -307,29 +281,25 @@ module LeaseMachines
       # @return [Decision]
       def acquire(owner:, ttl:, now: nil)
         Authority.new.acquire(owner: owner, now: 0, ttl: 0) # validates owner as the core does
-        now_ns, ttl_ns = times(now, ttl)
-        @store.decide(@name, now_ns) { |core, at| core.acquire(owner: owner, now: at, ttl: ttl_ns) }
+        @store.decide(@name, at(now), ACQUIRE, owner, nil, Stores.nanos(ttl, "ttl"))
       end
 
       # @return [Decision]
       def reacquire(owner:, ttl:, now: nil)
         Authority.new.reacquire(owner: owner, now: 0, ttl: 0)
-        now_ns, ttl_ns = times(now, ttl)
-        @store.decide(@name, now_ns) { |core, at| core.reacquire(owner: owner, now: at, ttl: ttl_ns) }
+        @store.decide(@name, at(now), REACQUIRE, owner, nil, Stores.nanos(ttl, "ttl"))
       end
 
       # @return [Decision]
       def renew(owner:, token:, ttl:, now: nil)
         Authority.new.renew(owner: owner, token: token, now: 0, ttl: 0)
-        now_ns, ttl_ns = times(now, ttl)
-        @store.decide(@name, now_ns) { |core, at| core.renew(owner: owner, token: token, now: at, ttl: ttl_ns) }
+        @store.decide(@name, at(now), RENEW, owner, token, Stores.nanos(ttl, "ttl"))
       end
 
       # @return [Decision]
       def release(owner:, token:, now: nil)
         Authority.new.release(owner: owner, token: token, now: 0)
-        now_ns = now.nil? ? nil : Stores.nanos(now, "now")
-        @store.decide(@name, now_ns) { |core, at| core.release(owner: owner, token: token, now: at) }
+        @store.decide(@name, at(now), RELEASE, owner, token, nil)
       end
 
       # The committed state (read without taking the row lock).
@@ -350,8 +320,14 @@ module LeaseMachines
 
       private
 
-      def times(now, ttl)
-        [now.nil? ? nil : Stores.nanos(now, "now"), Stores.nanos(ttl, "ttl")]
+      # The `kind` of {Native.decide_row}.
+      ACQUIRE = 0
+      REACQUIRE = 1
+      RENEW = 2
+      RELEASE = 3
+
+      def at(now)
+        now.nil? ? nil : Stores.nanos(now, "now")
       end
     end
   end

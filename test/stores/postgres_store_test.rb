@@ -126,6 +126,8 @@ module LeaseMachines
       connection&.close
     end
 
+    # With a before_commit hook a decision is an explicit transaction that
+    # takes the row lock first: dying in the lock wait is before COMMIT.
     def test_a_backend_terminated_while_waiting_for_the_row_lock_is_a_store_error
       name = unique_name("lock-wait")
       baseline = new_store.authority(name)
@@ -133,7 +135,7 @@ module LeaseMachines
       before = baseline.checkpoint
       connection = StoreTestHelper::PostgresServer.connect
       backend = connection.backend_pid
-      store = Stores::Postgres.new(connection, lock_timeout: 30)
+      store = Stores::Postgres.new(connection, lock_timeout: 30, before_commit: ->(_commit) {})
       @admin.exec("BEGIN")
       @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
       caller = Thread.new do
@@ -171,9 +173,9 @@ module LeaseMachines
       @admin.exec("ROLLBACK") if @admin.transaction_status != PG::PQTRANS_IDLE
     end
 
-    def test_the_store_clock_is_read_after_the_row_lock_is_granted
+    def test_with_a_hook_the_store_clock_is_read_after_the_row_lock_is_granted
       name = unique_name
-      store = new_store
+      store = new_store(before_commit: ->(_commit) {})
       store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
       @admin.exec("BEGIN")
       @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])

@@ -23,6 +23,7 @@ use magnus::{
 };
 
 mod convert;
+mod stored;
 mod values;
 
 /// `LeaseMachines::Authority`: one resource's decision engine.
@@ -418,6 +419,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     let root: RModule = ruby.define_module("LeaseMachines")?;
     let native = root.define_module("Native")?;
     native.define_module_function("nanos", function!(nanos, 2))?;
+    native.define_module_function("decide_row", function!(stored::decide_row, 7))?;
 
     values::define(ruby, root)?;
 

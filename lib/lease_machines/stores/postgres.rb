@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "pg"
+require "zlib"
 require "lease_machines/stores"
 require "lease_machines/stores/schema"
 
@@ -21,12 +22,29 @@ module LeaseMachines
     # connection_pool), whose pool is used through `with_connection` and the
     # adapter's `raw_connection`, or a single ActiveRecord connection.
     #
-    # A decision is one transaction (READ COMMITTED, whatever the server's
-    # default): `SELECT ... FOR UPDATE` of the row, with `clock_timestamp()`
-    # read in the same statement after the lock is taken; for a new resource,
-    # `INSERT ... ON CONFLICT DO NOTHING` first and then the same lock; the core
-    # decides; `UPDATE`; `COMMIT`; only then the Decision is returned.
-    class Postgres < Store
+    # A decision takes two round trips and one commit. The first reads the
+    # resource's row and the server clock (`clock_timestamp()`) in one
+    # statement; the core decides; the second writes the new checkpoint with a
+    # compare-and-set: one autocommit `UPDATE ... WHERE` the row still holds
+    # what was read (for a new resource, `INSERT ... ON CONFLICT DO NOTHING`).
+    # PostgreSQL takes the row lock for that UPDATE and re-checks the condition
+    # on the newest committed row, so the write lands only on the state the
+    # decision was made on; when another decision got there first, nothing is
+    # written and the call reads and decides again. Only after the write has
+    # committed is the Decision returned. A decision that changes nothing
+    # writes nothing.
+    #
+    # With a `before_commit` hook a decision is one explicit transaction
+    # instead (READ COMMITTED, whatever the server's default):
+    # `SELECT ... FOR UPDATE` of the row, with the clock read in the same
+    # statement after the lock is granted; the core decides; `UPDATE`; the
+    # hook; `COMMIT`.
+    #
+    # Both statements of the fast path are prepared once per connection
+    # (`prepared_statements: false` sends them unprepared, for poolers that
+    # cannot keep prepared statements, such as PgBouncer before 1.21 in
+    # transaction mode).
+    class Postgres < Store # rubocop:disable Metrics/ClassLength -- two decision paths and their fault handling, kept together
       # The schema {#setup!} runs (also in the repository as
       # db/postgres/001_create_lease_machines_resources.sql); run it from your
       # own migration to manage the schema yourself.
@@ -48,6 +66,18 @@ module LeaseMachines
       INSERT_SQL = "INSERT INTO #{TABLE} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING".freeze
       UPDATE_SQL = "UPDATE #{TABLE} SET last_issued = $2, lease_owner = $3, lease_token = $4, " \
                    "lease_expires_at_ns = $5, observed_ns = $6, updated_at = clock_timestamp() WHERE name = $1".freeze
+      # The fast path (no before_commit hook): the row (every column NULL when
+      # the resource has no row yet; observed_ns is never NULL in a row) and
+      # the clock, then a compare-and-set write.
+      READ_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
+                 "FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = $1".freeze
+      CAS_SQL = "#{UPDATE_SQL} AND (#{COLUMNS}) IS NOT DISTINCT FROM " \
+                "($7::numeric, $8::numeric, $9::numeric, $10::numeric, $11::numeric)".freeze
+      CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
+                   "ON CONFLICT (name) DO NOTHING".freeze
+      # How many times one call reads and decides again after another decision
+      # changed the row between its read and its write.
+      MAX_ATTEMPTS = 100
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
                        "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = $1".freeze
@@ -60,16 +90,54 @@ module LeaseMachines
       end
 
       # @param connection [PG::Connection, String, #with, ActiveRecord] see the class comment
-      # @param lock_timeout [Numeric, nil] seconds to wait for a resource's row
-      #   lock before failing with StoreError (nil: the server's lock_timeout)
+      # @param lock_timeout [Numeric, nil] seconds a write may wait for a
+      #   resource's row lock before failing with StoreError. nil (the
+      #   default) keeps the connection's own lock_timeout: the fast path's
+      #   write waits only while another decision commits, so a bound matters
+      #   when a before_commit hook or another session holds the row. A
+      #   number is applied with SET LOCAL on every write, which costs a
+      #   little (see BENCHMARKS.md)
+      # @param prepared_statements [Boolean] prepare the fast path's statements
+      #   once per connection (false: send them unprepared every time)
       # @param before_commit [#call, nil] called with a {Commit} inside every
       #   decision's transaction (and force release), just before COMMIT (a test hook, or a place to
       #   write to the same database in the same transaction)
-      def initialize(connection, lock_timeout: 5.0, before_commit: nil)
+      def initialize(connection, lock_timeout: nil, prepared_statements: true, before_commit: nil)
         super(before_commit: before_commit)
+        unless [true, false].include?(prepared_statements)
+          raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
+        end
+
         @connections = Connections.for(connection)
+        @prepared = prepared_statements
+        @lock_timeout_ms = lock_timeout.nil? ? nil : milliseconds(lock_timeout)
         @begin_sql = "BEGIN ISOLATION LEVEL READ COMMITTED"
-        @begin_sql += "; SET LOCAL lock_timeout = #{milliseconds(lock_timeout)}" unless lock_timeout.nil?
+        @begin_sql += "; SET LOCAL lock_timeout = #{@lock_timeout_ms}" if @lock_timeout_ms
+      end
+
+      # @return [Boolean] whether the fast path's statements are prepared
+      def prepared_statements?
+        @prepared
+      end
+
+      # @api private: one decision. Without a before_commit hook: read, decide,
+      # compare-and-set (see the class comment); with one: a locked transaction.
+      def decide(name, now_ns, kind, owner, token, ttl_ns) # rubocop:disable Metrics/ParameterLists -- Native.decide_row's
+        return super if before_commit
+
+        @connections.with do |conn, recover|
+          MAX_ATTEMPTS.times do
+            values = read_row(conn, recover, name)
+            columns = values.first(5) unless values.fetch(4).nil?
+            at = now_ns || (Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
+            decision, after = Native.decide_row(name, columns, kind, owner, token, at, ttl_ns)
+            return decision if after.nil? || write_row(conn, recover, name, columns, after)
+          end
+          raise StoreError, "PostgreSQL: the row for resource #{name.inspect} changed between the read and the " \
+                            "write #{MAX_ATTEMPTS} times in a row; this call wrote nothing"
+        end
+      rescue PG::Error => e
+        raise StoreError, "PostgreSQL connection unavailable: #{summary(e)}"
       end
 
       # Creates the table when it is missing (idempotent; safe to race).
@@ -109,7 +177,9 @@ module LeaseMachines
         end
 
         # Locks the resource's row (creating it first when missing and
-        # `create`), then reads the store clock. @return [[Row, Integer]]
+        # `create`), then reads the store clock. @return [[Array<String>,
+        # Integer]] the five columns and the clock in milliseconds ([nil, nil]
+        # for a missing row when not `create`)
         def lock(name, create:)
           result = @connection.exec_params(LOCK_SQL, [name])
           if result.ntuples.zero?
@@ -121,13 +191,14 @@ module LeaseMachines
           values = result.values.first
           raise StoreError, "PostgreSQL: the row for resource #{name.inspect} vanished while locked" unless values
 
-          [Row.decode(values.first(5), name), Integer(values.fetch(5), 10)]
+          [values.first(5), Integer(values.fetch(5), 10)]
         end
 
-        def write(name, row, exists:)
+        # Writes the five columns (decimal Strings or nil).
+        def write(name, columns, exists:)
           raise StoreError, "internal error: the row is always created before it is locked" unless exists
 
-          result = @connection.exec_params(UPDATE_SQL, [name, *row.encode])
+          result = @connection.exec_params(UPDATE_SQL, [name, *columns])
           return if result.cmd_tuples == 1
 
           raise StoreError, "PostgreSQL: updating the row for resource #{name.inspect} changed " \
@@ -136,6 +207,94 @@ module LeaseMachines
       end
 
       private
+
+      # The row and the clock, in one autocommit statement (nothing is written).
+      def read_row(conn, recover, name)
+        values = statement(conn, READ_SQL, [name], bounded: false).values.first
+        return values if values
+
+        raise StoreError, "PostgreSQL: reading resource #{name.inspect} returned no row"
+      rescue PG::Error => e
+        recover_quietly(recover) unless idle?(conn)
+        raise StoreError, "PostgreSQL: #{summary(e)} (nothing was written)#{hint(e)}"
+      end
+
+      # The compare-and-set write, which commits on its own. @return [Boolean]
+      #   whether it wrote (false: the row is no longer what was read)
+      def write_row(conn, recover, name, before, after)
+        result = if before
+                   statement(conn, CAS_SQL, [name, *after, *before], bounded: true)
+                 else
+                   statement(conn, CREATE_SQL, [name, *after], bounded: true)
+                 end
+        result.cmd_tuples == 1
+      rescue PG::TRSerializationFailure
+        raise unless idle?(conn)
+
+        false # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
+      rescue PG::Error => e
+        raise StoreError, "PostgreSQL refused the write, nothing was committed: #{summary(e)}#{hint(e)}" if
+          e.result && idle?(conn)
+
+        recover_quietly(recover)
+        raise OutcomeUnknownError, "PostgreSQL: the connection failed during the write, which commits the " \
+                                   "decision, so it may or may not have been committed; it was not returned: " \
+                                   "#{summary(e)}"
+      rescue StandardError => e
+        recover_quietly(recover)
+        raise OutcomeUnknownError, "PostgreSQL: the write was interrupted (#{e.class}: #{e.message}), so the " \
+                                   "decision may or may not have been committed; it was not returned"
+      rescue Exception # rubocop:disable Lint/RescueException -- an interrupt: drop the connection state, re-raise
+        recover_quietly(recover)
+        raise
+      end
+
+      def idle?(conn)
+        !conn.finished? && conn.status == PG::CONNECTION_OK && conn.transaction_status == PG::PQTRANS_IDLE
+      end
+
+      # Runs one fast-path statement: prepared unless prepared_statements is
+      # false; a bounded one (a write, which may wait for the row lock) under
+      # SET LOCAL lock_timeout, sent with the statement as one implicit
+      # transaction. A session that lost its prepared statements (a new
+      # backend behind the same connection object, DISCARD ALL) prepares them
+      # again, once.
+      def statement(conn, sql, params, bounded:)
+        fresh = @prepared && Prepared.ready(conn)
+        if bounded && @lock_timeout_ms
+          conn.exec("SET LOCAL lock_timeout = #{@lock_timeout_ms}; #{inline(conn, sql, params)}")
+        elsif @prepared
+          conn.exec_prepared(Prepared.name(sql), params)
+        else
+          conn.exec_params(sql, params)
+        end
+      rescue PG::InvalidSqlStatementName => e
+        if fresh || !idle?(conn)
+          raise StoreError, "PostgreSQL: #{summary(e)}: the connection lost this store's prepared statements " \
+                            "again right after preparing them (a pooler in transaction mode?); use " \
+                            "prepared_statements: false"
+        end
+
+        Prepared.forget(conn)
+        retry
+      end
+
+      # The statement with its parameters as SQL literals: `EXECUTE` of the
+      # prepared statement, or the statement itself. Every parameter is the
+      # resource name (quoted by libpq) or a decimal String this store made.
+      def inline(conn, sql, params)
+        literals = params.each_with_index.map do |value, index|
+          if value.nil? then "NULL"
+          elsif index.zero? then conn.escape_literal(value)
+          elsif value.match?(/\A[0-9]+\z/) then value
+          else
+            raise StoreError, "internal error: parameter #{index + 1} is not a decimal: #{value.inspect}"
+          end
+        end
+        return "EXECUTE #{Prepared.name(sql)}(#{literals.join(', ')})" if @prepared
+
+        sql.gsub(/\$(\d+)/) { literals.fetch(Integer(Regexp.last_match(1), 10) - 1) }
+      end
 
       def milliseconds(seconds)
         unless seconds.is_a?(Numeric) && seconds.real? && seconds.finite? && seconds.positive?
@@ -234,6 +393,39 @@ module LeaseMachines
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc
         build_status(values.fetch(1), values[2, 5], updated_at, Integer(values.fetch(0), 10))
       end
+
+      # The fast path's prepared statements. PostgreSQL keeps prepared
+      # statements per server session, so they are prepared once per session:
+      # a connection is marked with the backend it prepared them on, and a
+      # reset connection (a new backend) prepares them again.
+      module Prepared
+        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL].to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.freeze
+        SESSIONS = ObjectSpace::WeakMap.new
+
+        module_function
+
+        def name(sql)
+          NAMES.fetch(sql)
+        end
+
+        # Prepares the statements the session lacks. @return [Boolean]
+        #   whether it had to look
+        def ready(conn)
+          pid = conn.backend_pid
+          return false if SESSIONS[conn] == pid
+
+          present = conn.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lease\\_machines\\_%'")
+                        .column_values(0)
+          NAMES.each { |sql, name| conn.prepare(name, sql) unless present.include?(name) }
+          SESSIONS[conn] = pid
+          true
+        end
+
+        def forget(conn)
+          SESSIONS[conn] = 0
+        end
+      end
+      private_constant :Prepared
 
       # Where connections come from. Each source yields a PG::Connection that
       # is open and idle (not inside a transaction), plus a callable that

@@ -68,6 +68,7 @@ module LeaseMachines
         @db = nil
         @pid = nil
         @inherited = []
+        @statements = {}
       end
 
       # Creates the table when it is missing (idempotent; safe to race).
@@ -81,7 +82,11 @@ module LeaseMachines
       # Closes this process's connection (the next call opens a new one).
       def close
         @mutex.synchronize do
-          @db.close if @db && @pid == Process.pid && !@db.closed?
+          if @db && @pid == Process.pid && !@db.closed?
+            @statements.each_value(&:close)
+            @db.close
+          end
+          @statements = {}
           @db = nil
         end
       end
@@ -102,7 +107,7 @@ module LeaseMachines
         @mutex.synchronize do
           db = database
           value = begin
-            db.execute("BEGIN IMMEDIATE")
+            run("BEGIN IMMEDIATE")
             yield Transaction.new(db, self)
           rescue Exception => e # rubocop:disable Lint/RescueException -- roll back on anything, then re-raise
             rollback_quietly(db)
@@ -126,17 +131,39 @@ module LeaseMachines
         end
 
         # Reads the resource's row (the write lock is already held), then the
-        # store clock. @return [[Row, nil], Integer]
+        # store clock. @return [[Array<String, nil>, nil], Integer] the five
+        # stored columns (nil: no row) and the clock in milliseconds
         def lock(name, create:) # rubocop:disable Lint/UnusedMethodArgument -- the row is inserted by #write
-          values = @connection.execute(LOCK_SQL, [name]).first
-          [values && Row.decode(values, name), @store.clock_ms]
+          [@store.run(LOCK_SQL, name), @store.clock_ms]
         end
 
-        def write(name, row, exists:)
-          @connection.execute(exists ? UPDATE_SQL : INSERT_SQL, [name, *row.encode])
+        # Writes the five columns (decimal Strings or nil).
+        def write(name, columns, exists:)
+          @store.run(exists ? UPDATE_SQL : INSERT_SQL, name, *columns)
           return if @connection.changes == 1
 
           raise StoreError, "SQLite: writing the row for resource #{name.inspect} changed #{@connection.changes} rows"
+        end
+      end
+
+      # @api private: the connection's prepared statement for `sql`, prepared
+      # on first use (SQLite compiles a statement, with the table's CHECK
+      # constraints, when it is prepared; a decision reuses all four).
+      def statement(sql)
+        @statements[sql] ||= database.prepare(sql)
+      end
+
+      # @api private: runs a prepared statement to its first row and resets
+      # it. @return [Array, nil] the first row
+      def run(sql, *binds)
+        statement = statement(sql)
+        statement.bind_params(*binds) unless binds.empty?
+        statement.step
+      ensure
+        begin
+          statement&.reset!
+        rescue ::SQLite3::Exception
+          nil # a failed step raised its own error already; that one is the one that counts
         end
       end
 
@@ -163,8 +190,9 @@ module LeaseMachines
       def database
         return @db if @db && @pid == Process.pid
 
-        @inherited << @db if @db
+        @inherited.push(@db, @statements) if @db # the parent's: never finalized here
         @db = nil
+        @statements = {}
         db = ::SQLite3::Database.new(@path)
         configure(db)
         @pid = Process.pid
@@ -187,7 +215,7 @@ module LeaseMachines
       end
 
       def commit(db)
-        db.execute("COMMIT")
+        run("COMMIT")
       rescue StandardError => e
         still_open = e.is_a?(::SQLite3::Exception) && db.transaction_active?
         rollback_quietly(db)

@@ -1,0 +1,273 @@
+# frozen_string_literal: true
+
+require_relative "store_helper"
+require "lease_machines/stores/postgres"
+
+module LeaseMachines
+  # The PostgreSQL store without a before_commit hook: read, decide, and a
+  # compare-and-set write that commits on its own (see Stores::Postgres).
+  class PostgresFastPathTest < Minitest::Test
+    include StoreTestHelper
+
+    COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
+
+    def setup
+      @url = StoreTestHelper::PostgresServer.url
+      @admin = StoreTestHelper::PostgresServer.connect
+      @closing = []
+    end
+
+    def teardown
+      @admin.exec("ROLLBACK") if @admin && @admin.transaction_status != PG::PQTRANS_IDLE
+      @closing.each(&:close)
+      @admin&.close
+    end
+
+    def test_a_write_that_finds_the_row_changed_decides_again_on_the_new_row
+      name = unique_name("cas")
+      store = store_on(connection)
+      store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
+      # Another writer changes the row and holds it: owner 9 now holds token 2.
+      @admin.exec("BEGIN")
+      @admin.exec_params("UPDATE lease_machines_resources SET last_issued = 2, lease_owner = 9, lease_token = 2, " \
+                         "lease_expires_at_ns = 100000000000, observed_ns = 2000000000 WHERE name = $1", [name])
+      backend = store_backend(store)
+      caller = Thread.new { store.authority(name).acquire(owner: 2, now: 3, ttl: 1) }
+      # The call read the committed row (owner 1, expired at 2 s), decided to
+      # grant token 2, and now waits for the row lock to write it.
+      wait_for { activity(backend, "wait_event_type") == "Lock" }
+      @admin.exec("COMMIT")
+      assert_equal Decision.rejected(:occupied), caller.value, "decided again on the row that won"
+      checkpoint = store.authority(name).checkpoint
+      assert_equal 9, checkpoint.lease.owner
+      assert_equal 2, checkpoint.last_issued
+      assert_equal 3 * Stores::NANOS_PER_SECOND, checkpoint.observed_ns, "the clock advance was written on retry"
+    end
+
+    def test_a_backend_terminated_during_the_write_is_an_uncertain_outcome
+      name = unique_name("cas-kill")
+      conn = connection
+      store = store_on(conn)
+      store.authority(name).acquire(owner: 1, now: 100, ttl: 10)
+      before = store.authority(name).checkpoint
+      @admin.exec("BEGIN")
+      @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+      backend = conn.backend_pid
+      caller = Thread.new do
+        store.authority(name).reacquire(owner: 1, now: 101, ttl: 10)
+      rescue StandardError => e
+        e
+      end
+      wait_for { activity(backend, "wait_event_type") == "Lock" }
+      terminate(backend)
+      error = caller.value
+      @admin.exec("ROLLBACK")
+      assert_kind_of OutcomeUnknownError, error, "the write commits by itself: its outcome cannot be known"
+      assert_equal before, store.authority(name).checkpoint, "it had not committed"
+      assert_equal 2, store.authority(name).reacquire(owner: 1, now: 102, ttl: 10).lease.token
+    end
+
+    def test_the_write_waits_at_most_lock_timeout
+      name = unique_name("cas-timeout")
+      store = store_on(connection, lock_timeout: 0.2)
+      store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
+      before = store.authority(name).checkpoint
+      @admin.exec("BEGIN")
+      @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+      started = monotonic
+      error = assert_raises(StoreError) { store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
+      refute_kind_of OutcomeUnknownError, error, "the server refused the write: nothing was committed"
+      assert_kind_of PG::LockNotAvailable, error.cause
+      assert_operator monotonic - started, :<, 3.0
+      @admin.exec("ROLLBACK")
+      assert_equal before, store.authority(name).checkpoint
+      assert_equal 2, store.authority(name).reacquire(owner: 1, now: 2, ttl: 1).lease.token
+    end
+
+    def test_statements_are_prepared_once_per_session_and_again_when_lost
+      conn = connection
+      store = store_on(conn)
+      authority = store.authority(unique_name("prepared"))
+      assert_predicate store, :prepared_statements?
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      assert_equal 3, prepared(conn).size, "read, compare-and-set and create"
+      conn.exec("DEALLOCATE ALL") # what a pooler's DISCARD ALL does behind the store's back
+      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token
+      assert_equal 3, prepared(conn).size
+      conn.reset # a new backend, the same connection object
+      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token
+      assert_equal 3, prepared(conn).size
+    end
+
+    def test_without_prepared_statements_nothing_is_prepared
+      conn = connection
+      [nil, 5.0].each do |lock_timeout|
+        store = store_on(conn, prepared_statements: false, lock_timeout: lock_timeout)
+        refute_predicate store, :prepared_statements?
+        authority = store.authority(unique_name("unprepared"))
+        assert_equal 1, authority.acquire(owner: 1, now: 1, ttl: 1).lease.token
+        assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 10).lease.token
+        assert_same Decision::RELEASED, authority.release(owner: 1, token: 2, now: 3)
+      end
+      assert_empty prepared(conn)
+      error = assert_raises(TypeError) { Stores::Postgres.new(conn, prepared_statements: "yes") }
+      assert_equal 'prepared_statements must be true or false, got "yes"', error.message
+    end
+
+    def test_a_name_that_needs_quoting_is_safe_under_lock_timeout
+      store = store_on(connection, lock_timeout: 1)
+      name = "it's a \\ name; DROP TABLE lease_machines_resources; --"
+      assert_equal 1, store.authority(name).acquire(owner: 1, now: 1, ttl: 1).lease.token
+      assert_equal 2, store.authority(name).reacquire(owner: 1, now: 2, ttl: 1).lease.token
+      assert_equal 2, store.status(name).last_issued
+    end
+
+    # Rows written by hand that no history can produce: every call refuses
+    # them with a StoreError naming the resource, and the row stays as it is.
+    def test_a_bad_row_is_refused_and_left_alone
+      store = store_on(connection)
+      names = []
+      {
+        "a lease whose token was never issued" => [1, 5, 2, 10, 0],
+        "a lease without a high-water mark" => [nil, 5, 1, 10, 0],
+        "half a lease record" => [3, 5, nil, 10, 0],
+        "a negative instant" => [1, nil, nil, nil, -1],
+        "a token beyond 2**64-1" => [2**64, 5, 2**64, 10, 0],
+        "token 0" => [1, 5, 0, 10, 0]
+      }.each do |label, values|
+        name = unique_name("bad")
+        names << name
+        @admin.exec_params("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)",
+                           [name, *values.map { |value| value&.to_s }])
+        before = stored(name)
+        authority = store.authority(name)
+        [-> { authority.acquire(owner: 1, ttl: 1) }, -> { authority.renew(owner: 5, token: 1, ttl: 1) },
+         -> { authority.release(owner: 5, token: 1) }, -> { store.status(name) }].each do |call|
+          error = assert_raises(StoreError, label) { call.call }
+          assert_includes error.message, name.inspect, label
+        end
+        assert_equal before, stored(name), "#{label}: the row is left as it is"
+      end
+    ensure
+      # Other tests list every resource (Store#statuses refuses a bad row too).
+      names&.each { |name| @admin.exec_params("DELETE FROM lease_machines_resources WHERE name = $1", [name]) }
+    end
+
+    # Several processes decide on one resource with no hook: a trigger logs
+    # every committed version of the row (under the row lock, so in commit
+    # order), and the versions are checked against the rules.
+    def test_concurrent_processes_without_a_hook_never_overlap
+      name = unique_name("cas-contended")
+      install_version_log
+      reports = Dir.mktmpdir("lease_machines_cas")
+      pids = Array.new(3) { |index| fork_child { contend(name, index + 1, File.join(reports, "#{index + 1}.txt")) } }
+      pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
+      versions = @admin.exec_params("SELECT #{COLUMNS} FROM lm_versions WHERE name = $1 ORDER BY seq", [name])
+                       .values.map { |row| row.map { |value| value && Integer(value, 10) } }
+      assert_operator versions.size, :>=, 200, "expected hundreds of committed versions"
+      assert_operator versions.map { |version| version[1] }.compact.uniq.size, :>=, 2, "the lease changed hands"
+      check_versions(versions)
+      granted = Dir[File.join(reports, "*.txt")].flat_map { |path| File.readlines(path, chomp: true) }
+      committed = versions.filter_map { |_, owner, token, _, _| "#{owner}:#{token}" if token }.uniq
+      assert_equal granted.sort, (granted & committed).sort, "every returned grant was committed"
+      assert_equal granted.uniq.size, granted.size, "no token was granted twice"
+    ensure
+      FileUtils.rm_rf(reports) if reports
+    end
+
+    private
+
+    def connection(url = @url)
+      StoreTestHelper::PostgresServer.connect(url).tap { |conn| @closing << conn }
+    end
+
+    def store_on(conn, **options)
+      Stores::Postgres.new(conn, **options)
+    end
+
+    def store_backend(store)
+      store.instance_variable_get(:@connections).with { |conn, _recover| conn.backend_pid }
+    end
+
+    def prepared(conn)
+      conn.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lease\\_machines\\_%'").column_values(0)
+    end
+
+    def stored(name)
+      @admin.exec_params("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = $1", [name]).values.first
+    end
+
+    def install_version_log
+      @admin.exec("SET client_min_messages = warning")
+      @admin.exec(<<~SQL)
+        CREATE TABLE IF NOT EXISTS lm_versions (
+          seq bigserial PRIMARY KEY, name text, last_issued numeric(20,0), lease_owner numeric(20,0),
+          lease_token numeric(20,0), lease_expires_at_ns numeric(20,0), observed_ns numeric(20,0));
+        CREATE OR REPLACE FUNCTION lm_log_version() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO lm_versions (name, #{COLUMNS})
+          VALUES (NEW.name, NEW.last_issued, NEW.lease_owner, NEW.lease_token, NEW.lease_expires_at_ns, NEW.observed_ns);
+          RETURN NULL;
+        END $$;
+        DROP TRIGGER IF EXISTS lm_log_version ON lease_machines_resources;
+        CREATE TRIGGER lm_log_version AFTER INSERT OR UPDATE ON lease_machines_resources
+          FOR EACH ROW EXECUTE FUNCTION lm_log_version();
+      SQL
+    end
+
+    def contend(name, owner, report_path)
+      url = "#{@url}%20-c%20synchronous_commit%3Doff"
+      authority = Stores::Postgres.new(url).authority(name)
+      rng = Random.new(owner)
+      token = nil
+      File.open(report_path, "w") do |report|
+        1500.times do
+          decision = if token && rng.rand < 0.5
+                       authority.renew(owner: owner, token: token, ttl: 0.003)
+                     elsif token && rng.rand < 0.3
+                       authority.release(owner: owner, token: token)
+                     else
+                       authority.acquire(owner: owner, ttl: 0.003)
+                     end
+          report.puts("#{owner}:#{decision.lease.token}") if decision.granted?
+          token = decision.lease&.token if decision.granted? || decision.renewed? || decision.released? ||
+                                           decision.rejected?
+        end
+      end
+    end
+
+    # Versions in commit order: the high-water mark and the clock never go
+    # back, and a new token goes to a new holder only when the previous lease
+    # was gone (released or expired at the version's clock).
+    def check_versions(versions)
+      versions.each_cons(2) do |(last_a, owner_a, token_a, expires_a, observed_a), (last_b, _owner_b, token_b, _e, observed_b)|
+        assert_operator last_b.to_i, :>=, last_a.to_i
+        assert_operator observed_b, :>=, observed_a
+        next if token_b.nil? || token_b == token_a
+
+        assert_equal last_a.to_i + 1, token_b, "a grant takes the next token"
+        next if token_a.nil?
+
+        assert_operator expires_a, :<=, observed_b, "token #{token_b} granted while #{owner_a}'s lease was unexpired"
+      end
+    end
+
+    def terminate(backend)
+      @admin.exec_params("SELECT pg_terminate_backend($1)", [backend])
+      wait_for { activity(backend, "pid").nil? }
+    end
+
+    def activity(backend, column)
+      @admin.exec("SELECT pg_stat_clear_snapshot()")
+      @admin.exec_params("SELECT #{column}::text FROM pg_stat_activity WHERE pid = $1", [backend]).values.dig(0, 0)
+    end
+
+    def wait_for(timeout: 10)
+      deadline = monotonic + timeout
+      until yield
+        flunk "condition not met within #{timeout} s" if monotonic > deadline
+        sleep 0.01
+      end
+    end
+  end
+end
