@@ -98,7 +98,7 @@ module LeaseMachines
     Row = Struct.new(:last_issued, :owner, :token, :expires_at_ns, :observed_ns) do
       # @param values [Array<String, nil>] the five columns as decimal text
       def self.decode(values, name)
-        row = new(*values.map { |value| value && Integer(value, 10) })
+        row = new(*values.map { |value| value && canonical(value) })
         unless [0, 3].include?([row.owner, row.token, row.expires_at_ns].compact.size)
           raise ArgumentError, "a lease record needs lease_owner, lease_token and lease_expires_at_ns, all or none"
         end
@@ -106,6 +106,13 @@ module LeaseMachines
         row.tap(&:real_checkpoint) # the core validates the rest
       rescue ArgumentError, TypeError, RangeError => e
         raise StoreError, "the stored row for resource #{name.inspect} is not a valid checkpoint: #{e.message}"
+      end
+
+      # A decimal as the stores write it (no sign, no leading zero), as Integer.
+      def self.canonical(value)
+        return Integer(value, 10) if value.is_a?(String) && value.match?(/\A(?:0|[1-9][0-9]*)\z/)
+
+        raise ArgumentError, "#{value.inspect} is not a canonical decimal"
       end
 
       # The checkpoint of a resource nobody has used yet.

@@ -122,37 +122,6 @@ module LeaseMachines
       assert_equal 2, store.status(name).last_issued
     end
 
-    # Rows written by hand that no history can produce: every call refuses
-    # them with a StoreError naming the resource, and the row stays as it is.
-    def test_a_bad_row_is_refused_and_left_alone
-      store = store_on(connection)
-      names = []
-      {
-        "a lease whose token was never issued" => [1, 5, 2, 10, 0],
-        "a lease without a high-water mark" => [nil, 5, 1, 10, 0],
-        "half a lease record" => [3, 5, nil, 10, 0],
-        "a negative instant" => [1, nil, nil, nil, -1],
-        "a token beyond 2**64-1" => [2**64, 5, 2**64, 10, 0],
-        "token 0" => [1, 5, 0, 10, 0]
-      }.each do |label, values|
-        name = unique_name("bad")
-        names << name
-        @admin.exec_params("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)",
-                           [name, *values.map { |value| value&.to_s }])
-        before = stored(name)
-        authority = store.authority(name)
-        [-> { authority.acquire(owner: 1, ttl: 1) }, -> { authority.renew(owner: 5, token: 1, ttl: 1) },
-         -> { authority.release(owner: 5, token: 1) }, -> { store.status(name) }].each do |call|
-          error = assert_raises(StoreError, label) { call.call }
-          assert_includes error.message, name.inspect, label
-        end
-        assert_equal before, stored(name), "#{label}: the row is left as it is"
-      end
-    ensure
-      # Other tests list every resource (Store#statuses refuses a bad row too).
-      names&.each { |name| @admin.exec_params("DELETE FROM lease_machines_resources WHERE name = $1", [name]) }
-    end
-
     # Several processes decide on one resource with no hook: a trigger logs
     # every committed version of the row (under the row lock, so in commit
     # order), and the versions are checked against the rules.
@@ -191,10 +160,6 @@ module LeaseMachines
 
     def prepared(conn)
       conn.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lease\\_machines\\_%'").column_values(0)
-    end
-
-    def stored(name)
-      @admin.exec_params("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = $1", [name]).values.first
     end
 
     def install_version_log

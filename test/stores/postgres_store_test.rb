@@ -46,6 +46,24 @@ module LeaseMachines
                          [name, *[last_issued, owner, token, expires_at_ns, observed_ns].map { |v| v&.to_s }])
     end
 
+    def raw_columns(name)
+      @admin.exec_params("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = $1", [name]).values.first
+    end
+
+    # The table has no CHECK constraints: the library validates what it reads.
+    def insert_unchecked(name, columns)
+      @admin.exec_params("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)",
+                         [name, *columns])
+    end
+
+    def delete_row(name)
+      @admin.exec_params("DELETE FROM lease_machines_resources WHERE name = $1", [name])
+    end
+
+    def engine_bad_rows
+      {}
+    end
+
     def create_log_table
       @admin.exec("SET client_min_messages = warning")
       @admin.exec(<<~SQL)

@@ -50,6 +50,26 @@ module LeaseMachines
       end
     end
 
+    def raw_columns(name)
+      with_db { |db| db.execute("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = ?", [name]).first }
+    end
+
+    # The CHECK constraints keep a bad row out; a hand edit could switch them off.
+    def insert_unchecked(name, columns)
+      with_db do |db|
+        db.execute("PRAGMA ignore_check_constraints = ON")
+        db.execute("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", [name, *columns])
+      end
+    end
+
+    def delete_row(name)
+      with_db { |db| db.execute("DELETE FROM lease_machines_resources WHERE name = ?", [name]) }
+    end
+
+    def engine_bad_rows
+      { "a leading zero" => ["01", nil, nil, nil, "0"] }
+    end
+
     def create_log_table
       with_db do |db|
         db.execute(<<~SQL)

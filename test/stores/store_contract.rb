@@ -12,7 +12,10 @@ module LeaseMachines
   # - `insert_row(name, **columns)`: writes a row directly (Integers);
   # - `create_log_table`, `log_hook(owner)`, `read_log(name)`: a log written by
   #   a before_commit hook in the decision's own transaction, in commit order;
-  # - `engine_connection_class`: the raw connection class a hook receives.
+  # - `engine_connection_class`: the raw connection class a hook receives;
+  # - `insert_unchecked(name, columns)`, `raw_columns(name)`, `delete_row(name)`,
+  #   `engine_bad_rows`: rows past the schema's own checks, as a hand edit
+  #   might write them (five decimal Strings or nil).
   module StoreContract
     include StoreTestHelper
 
@@ -366,6 +369,38 @@ module LeaseMachines
       store.force_release(name)
       assert_nil store.force_release(name).lease, "a second release finds nothing to clear"
       assert_equal 2, authority.checkpoint.last_issued
+    end
+
+    # Rows no history can produce: every call refuses them with a StoreError
+    # naming the resource, and the row stays as it is.
+    BAD_ROWS = {
+      "a lease whose token was never issued" => %w[1 5 2 10 0],
+      "a lease without a high-water mark" => [nil, "5", "1", "10", "0"],
+      "half a lease record" => ["3", "5", nil, "10", "0"],
+      "a negative instant" => ["1", nil, nil, nil, "-1"],
+      "a token beyond 2**64-1" => [(2**64).to_s, "5", (2**64).to_s, "10", "0"],
+      "token 0" => %w[1 5 0 10 0]
+    }.freeze
+
+    def test_a_bad_row_is_refused_and_left_alone
+      store = new_store
+      names = []
+      BAD_ROWS.merge(engine_bad_rows).each do |label, columns|
+        name = unique_name("bad")
+        names << name
+        insert_unchecked(name, columns)
+        before = raw_columns(name)
+        authority = store.authority(name)
+        [-> { authority.acquire(owner: 1, ttl: 1) }, -> { authority.renew(owner: 5, token: 1, ttl: 1) },
+         -> { authority.release(owner: 5, token: 1) }, -> { store.status(name) }].each do |call|
+          error = assert_raises(StoreError, label) { call.call }
+          assert_includes error.message, name.inspect, label
+        end
+        assert_equal before, raw_columns(name), "#{label}: the row is left as it is"
+      end
+    ensure
+      # Other tests list every resource, and Store#statuses refuses a bad row too.
+      names&.each { |name| delete_row(name) }
     end
 
     # --- faults ---------------------------------------------------------------

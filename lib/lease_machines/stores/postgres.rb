@@ -228,6 +228,8 @@ module LeaseMachines
                    statement(conn, CREATE_SQL, [name, *after], bounded: true)
                  end
         result.cmd_tuples == 1
+      rescue StoreError
+        raise # raised before the write was sent (its prepared statement could not be kept): nothing was written
       rescue PG::TRSerializationFailure
         raise unless idle?(conn)
 
