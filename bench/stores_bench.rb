@@ -22,8 +22,9 @@ require_relative "bench_helper"
 
 # Every engine's rows: a store, its floor transaction and, for a diagnosis,
 # a bare transaction running the store's own row UPDATE (nil when the store no
-# longer exposes the statement).
-Engine = Struct.new(:name, :store, :floor, :row_update, :cleanup)
+# longer exposes the statement), and other configurations of the store whose
+# granted acquire is shown next to the default's ({ label => store }).
+Engine = Struct.new(:name, :store, :floor, :row_update, :cleanup, :variants)
 
 # A lambda running `statement` (the store's UPDATE, parameters: name and the
 # five columns as decimal text) in a bare transaction on `execute`, on a row
@@ -64,7 +65,7 @@ def sqlite_engine(dir)
     [begin_immediate, commit, increment, update].compact.each(&:close)
     store.close
   end
-  Engine.new("SQLite #{SQLite3::SQLITE_VERSION}", store, floor, store_update, cleanup)
+  Engine.new("SQLite #{SQLite3::SQLITE_VERSION}", store, floor, store_update, cleanup, {})
 end
 
 def postgres_engine(url)
@@ -99,7 +100,12 @@ def postgres_engine(url)
                    end)
                  end
   version = conn.exec("SHOW server_version").getvalue(0, 0)
-  Engine.new("PostgreSQL #{version[/\A[\d.]+/]}", store, floor, store_update, cleanup)
+  variants = {
+    "lock_timeout: 5 (SET LOCAL with every write)" => LeaseMachines::Stores::Postgres.new(conn, lock_timeout: 5),
+    "with a before_commit hook (a locked transaction)" =>
+      LeaseMachines::Stores::Postgres.new(conn, before_commit: ->(_commit) {})
+  }
+  Engine.new("PostgreSQL #{version[/\A[\d.]+/]}", store, floor, store_update, cleanup, variants)
 end
 
 # The timed loops of one engine, built once (benchmark-ips runs them in every
@@ -159,6 +165,18 @@ def timed_loops(engine)
     end
   end
 
+  engine.variants.each do |label, store|
+    authority = store.authority("bench-variant-#{label.hash}")
+    now = start
+    loops["acquire granted, #{label}"] = lambda do |n|
+      i = 0
+      while i < n
+        authority.acquire(owner: 1, ttl: 1, now: now += 10)
+        i += 1
+      end
+    end
+  end
+
   occupied = engine.store.authority("bench-occupied")
   occupied.acquire(owner: 1, ttl: 1_000_000, now: start)
   loops["acquire rejected"] = lambda do |n|
@@ -177,7 +195,10 @@ def check_paths(engine)
   checks = [
     store.authority("bench-acquire").acquire(owner: 1, ttl: 1, now: start).granted?,
     store.authority("bench-occupied").acquire(owner: 2, ttl: 1, now: 1).reason == :occupied, # clamped: still held
-    store.authority("bench-renew").checkpoint.lease&.token == 1
+    store.authority("bench-renew").checkpoint.lease&.token == 1,
+    *engine.variants.map do |label, variant|
+      variant.authority("bench-variant-#{label.hash}").acquire(owner: 1, ttl: 1, now: start).granted?
+    end
   ]
   checks.all? || abort("#{engine.name}: a timed loop left the path it claims to measure (#{checks.inspect})")
 end
@@ -222,6 +243,11 @@ Dir.mktmpdir("lease_machines_bench") do |dir|
       targets << ["#{engine.name} #{label == 'acquire+release granted' ? 'acquire+release' : label}", ratio] unless
         label == "acquire rejected"
     end
+    engine.variants.each_key do |variant|
+      label = "acquire granted, #{variant}"
+      rows << ["#{engine.name}: #{label}", format("%.0f", rounds.ns(label) / 1000),
+               format("%.0f", 1e9 / rounds.ns(label)), Bench.ratio(rounds.time_ratio(label, "floor"))]
+    end
   end
   puts
   Bench.table(["operation", "us per call", "decisions/s", "per transaction vs floor"], rows)
@@ -229,6 +255,8 @@ Dir.mktmpdir("lease_machines_bench") do |dir|
   puts "per transaction vs floor: time / floor time, per round, median; acquire+release is two transactions, " \
        "compared with two floors."
   puts "acquire rejected writes nothing (the row is unchanged), so its COMMIT has nothing to flush."
+  puts "The rows naming another configuration are the same granted acquire on a store built that way; " \
+       "the targets are for the defaults."
   puts "(diagnosis) is not a decision: the store's own UPDATE statement alone, to tell the engine's share of a " \
        "decision from the Ruby around it."
   targets.each { |text, ratio| Bench.target("#{text} within 1.5x of the floor", ratio, ratio <= 1.5) }

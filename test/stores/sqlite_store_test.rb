@@ -54,10 +54,9 @@ module LeaseMachines
       with_db { |db| db.execute("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = ?", [name]).first }
     end
 
-    # The CHECK constraints keep a bad row out; a hand edit could switch them off.
+    # The table has no CHECK constraints: the library validates what it reads.
     def insert_unchecked(name, columns)
       with_db do |db|
-        db.execute("PRAGMA ignore_check_constraints = ON")
         db.execute("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", [name, *columns])
       end
     end

@@ -147,10 +147,11 @@ module LeaseMachines
       end
 
       # @api private: the connection's prepared statement for `sql`, prepared
-      # on first use (SQLite compiles a statement, with the table's CHECK
-      # constraints, when it is prepared; a decision reuses all four).
+      # on first use (the sqlite3 gem would compile it again on every
+      # `execute`; a decision reuses all four). Called inside #transaction,
+      # which has checked the connection.
       def statement(sql)
-        @statements[sql] ||= database.prepare(sql)
+        @statements[sql] ||= @db.prepare(sql)
       end
 
       # @api private: runs a prepared statement to its first row and resets
