@@ -12,9 +12,12 @@ module LeaseMachines
   #   require "lease_machines/stores/sqlite"    # LeaseMachines::Stores::SQLite
   #   require "lease_machines/stores/postgres"  # LeaseMachines::Stores::Postgres
   #
-  # Every decision is one transaction: lock the resource's row, rebuild the
-  # core authority from it, decide (in Rust), write the new checkpoint, commit,
-  # and only then return the {Decision}. See docs/STORES.md.
+  # Every decision reads the resource's row, decides on it in Rust
+  # ({Native.decide_row}), writes the new checkpoint only onto the row it
+  # decided on (SQLite: inside one BEGIN IMMEDIATE transaction; PostgreSQL: a
+  # compare-and-set UPDATE, or a locked transaction when a before_commit hook
+  # is set), commits, and only then returns the {Decision}. See
+  # docs/STORES.md.
   #
   # Time. A store's timeline is whole nanoseconds since the Unix epoch, in
   # 0..2**64-1 (until 2554). The core decides on that timeline exactly
