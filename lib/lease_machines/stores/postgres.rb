@@ -222,29 +222,36 @@ module LeaseMachines
       # The compare-and-set write, which commits on its own. @return [Boolean]
       #   whether it wrote (false: the row is no longer what was read)
       def write_row(conn, recover, name, before, after)
-        result = if before
-                   statement(conn, CAS_SQL, [name, *after, *before], bounded: true)
-                 else
-                   statement(conn, CREATE_SQL, [name, *after], bounded: true)
-                 end
-        result.cmd_tuples == 1
-      rescue StoreError
-        raise # raised before the write was sent (its prepared statement could not be kept): nothing was written
-      rescue PG::TRSerializationFailure
-        raise unless idle?(conn)
+        committing(conn, recover, "the write (which commits the decision)") do
+          params = before ? [name, *after, *before] : [name, *after]
+          statement(conn, before ? CAS_SQL : CREATE_SQL, params, bounded: true).cmd_tuples == 1
+        rescue PG::TRSerializationFailure
+          raise unless idle?(conn)
 
-        false # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
+          false # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
+        end
+      end
+
+      # Runs the statement that commits a decision (COMMIT, or the fast
+      # path's write) and sorts its failures: refused by a server that is still
+      # connected and idle, nothing was committed (StoreError); a broken
+      # connection or an interrupt, the outcome is unknown
+      # (OutcomeUnknownError, after the connection is recovered). A StoreError
+      # from the block was raised before anything was sent.
+      def committing(conn, recover, what)
+        yield
+      rescue StoreError
+        raise
       rescue PG::Error => e
-        raise StoreError, "PostgreSQL refused the write, nothing was committed: #{summary(e)}#{hint(e)}" if
+        raise StoreError, "PostgreSQL refused #{what}, nothing was committed: #{summary(e)}#{hint(e)}" if
           e.result && idle?(conn)
 
         recover_quietly(recover)
-        raise OutcomeUnknownError, "PostgreSQL: the connection failed during the write, which commits the " \
-                                   "decision, so it may or may not have been committed; it was not returned: " \
-                                   "#{summary(e)}"
+        raise OutcomeUnknownError, "PostgreSQL: the connection failed during #{what}, so the decision may or may " \
+                                   "not have been committed; it was not returned: #{summary(e)}"
       rescue StandardError => e
         recover_quietly(recover)
-        raise OutcomeUnknownError, "PostgreSQL: the write was interrupted (#{e.class}: #{e.message}), so the " \
+        raise OutcomeUnknownError, "PostgreSQL: #{what} was interrupted (#{e.class}: #{e.message}), so the " \
                                    "decision may or may not have been committed; it was not returned"
       rescue Exception # rubocop:disable Lint/RescueException -- an interrupt: drop the connection state, re-raise
         recover_quietly(recover)
@@ -332,22 +339,7 @@ module LeaseMachines
       end
 
       def commit(conn, recover)
-        result = conn.exec("COMMIT")
-      rescue PG::Error => e
-        refused = e.result && conn.status == PG::CONNECTION_OK && conn.transaction_status == PG::PQTRANS_IDLE
-        raise StoreError, "PostgreSQL refused COMMIT, nothing was committed: #{summary(e)}" if refused
-
-        recover_quietly(recover)
-        raise OutcomeUnknownError, "PostgreSQL: the connection failed during COMMIT, so the decision may or may " \
-                                   "not have been committed; it was not returned: #{summary(e)}"
-      rescue StandardError => e
-        recover_quietly(recover)
-        raise OutcomeUnknownError, "PostgreSQL: COMMIT was interrupted (#{e.class}: #{e.message}), so the " \
-                                   "decision may or may not have been committed; it was not returned"
-      rescue Exception # rubocop:disable Lint/RescueException -- an interrupt: drop the connection state, re-raise
-        recover_quietly(recover)
-        raise
-      else
+        result = committing(conn, recover, "COMMIT") { conn.exec("COMMIT") }
         return if result.cmd_status == "COMMIT"
 
         raise StoreError, "PostgreSQL answered #{result.cmd_status} to COMMIT (a statement in the transaction " \
