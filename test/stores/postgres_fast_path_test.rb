@@ -216,23 +216,5 @@ module LeaseMachines
         assert_operator expires_a, :<=, observed_b, "token #{token_b} granted while #{owner_a}'s lease was unexpired"
       end
     end
-
-    def terminate(backend)
-      @admin.exec_params("SELECT pg_terminate_backend($1)", [backend])
-      wait_for { activity(backend, "pid").nil? }
-    end
-
-    def activity(backend, column)
-      @admin.exec("SELECT pg_stat_clear_snapshot()")
-      @admin.exec_params("SELECT #{column}::text FROM pg_stat_activity WHERE pid = $1", [backend]).values.dig(0, 0)
-    end
-
-    def wait_for(timeout: 10)
-      deadline = monotonic + timeout
-      until yield
-        flunk "condition not met within #{timeout} s" if monotonic > deadline
-        sleep 0.01
-      end
-    end
   end
 end

@@ -261,16 +261,6 @@ module LeaseMachines
       pool&.connections&.each(&:close)
     end
 
-    def test_a_url_store_opens_its_own_connection_in_a_forked_child
-      name = unique_name
-      store = new_store
-      authority = store.authority(name)
-      authority.acquire(owner: 1, now: 1, ttl: 1)
-      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
-      assert_predicate wait_child(pid), :success?
-      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
-    end
-
     def test_a_serializable_server_default_does_not_change_the_transaction
       options = "%20-c%20default_transaction_isolation%3Dserializable"
       serializable = StoreTestHelper::PostgresServer.connect("#{@url}#{options}")
@@ -308,29 +298,6 @@ module LeaseMachines
         yield connection
       ensure
         @free << connection if connection
-      end
-    end
-
-    private
-
-    def terminate(backend)
-      @admin.exec_params("SELECT pg_terminate_backend($1)", [backend])
-      wait_for { activity(backend, "pid").nil? }
-    end
-
-    # One column of a backend's pg_stat_activity row (nil when it is gone). The
-    # snapshot is cleared first: @admin may be inside a transaction, where
-    # PostgreSQL would otherwise keep showing the first snapshot it took.
-    def activity(backend, column)
-      @admin.exec("SELECT pg_stat_clear_snapshot()")
-      @admin.exec_params("SELECT #{column}::text FROM pg_stat_activity WHERE pid = $1", [backend]).values.dig(0, 0)
-    end
-
-    def wait_for(timeout: 10)
-      deadline = monotonic + timeout
-      until yield
-        flunk "condition not met within #{timeout} s" if monotonic > deadline
-        sleep 0.01
       end
     end
   end

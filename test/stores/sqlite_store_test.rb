@@ -210,16 +210,6 @@ module LeaseMachines
       assert_equal 2, new_store.authority(name).acquire(owner: 2, now: 3, ttl: 1).lease.token
     end
 
-    def test_a_store_used_before_fork_opens_its_own_connection_in_the_child
-      name = unique_name
-      store = new_store
-      authority = store.authority(name)
-      authority.acquire(owner: 1, now: 1, ttl: 1)
-      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
-      assert_predicate wait_child(pid), :success?
-      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token
-    end
-
     def test_the_path_is_validated
       assert_raises(ArgumentError) { Stores::SQLite.new(":memory:") }
       assert_raises(ArgumentError) { Stores::SQLite.new("") }

@@ -149,6 +149,17 @@ module LeaseMachines
       assert_operator tokens.size, :>=, 10
     end
 
+    # A connection opened before fork belongs to the parent: the child opens
+    # its own, and the parent's still works afterwards.
+    def test_a_store_used_before_fork_opens_its_own_connection_in_the_child
+      name = unique_name
+      authority = new_store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
+      assert_predicate wait_child(pid), :success?
+      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
+    end
+
     def test_resources_are_independent
       store = new_store
       one = store.authority(unique_name)

@@ -82,6 +82,30 @@ module LeaseMachines
       GC.stress = false
     end
 
+    # Ends a PostgreSQL backend with pg_terminate_backend (from @admin, a
+    # PG::Connection) and waits until it is gone.
+    def terminate(backend)
+      @admin.exec_params("SELECT pg_terminate_backend($1)", [backend])
+      wait_for { activity(backend, "pid").nil? }
+    end
+
+    # One column of a backend's pg_stat_activity row (nil when it is gone). The
+    # snapshot is cleared first: @admin may be inside a transaction, where
+    # PostgreSQL would otherwise keep showing the first snapshot it took.
+    def activity(backend, column)
+      @admin.exec("SELECT pg_stat_clear_snapshot()")
+      @admin.exec_params("SELECT #{column}::text FROM pg_stat_activity WHERE pid = $1", [backend]).values.dig(0, 0)
+    end
+
+    # Waits until the block is true; fails after `timeout` seconds.
+    def wait_for(timeout: 10)
+      deadline = monotonic + timeout
+      until yield
+        flunk "condition not met within #{timeout} s" if monotonic > deadline
+        sleep 0.01
+      end
+    end
+
     # A resource name no other test uses.
     def unique_name(prefix = "resource")
       "#{prefix}-#{SecureRandom.hex(6)}"
