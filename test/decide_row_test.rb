@@ -87,6 +87,15 @@ module LeaseMachines
       assert_match(/got "5"/, error.message)
     end
 
+    def test_a_stored_row_reads_as_a_checkpoint_on_the_real_timeline
+      lease = Lease.exact(owner: 7, token: 3, expires_at_ns: U64_MAX)
+      assert_equal Checkpoint.exact(last_issued: 3, lease: lease, observed_ns: 10 * SECOND),
+                   Native.stored_checkpoint("res", ["3", "7", "3", U64_MAX.to_s, (10 * SECOND).to_s])
+      assert_equal Checkpoint.exact(last_issued: nil, lease: nil, observed_ns: 0), Native.stored_checkpoint("res", nil)
+      error = assert_raises(StoreError) { Native.stored_checkpoint("res", ["5", "1", nil, "10", "0"]) }
+      assert_match(/\Athe stored row for resource "res" is not a valid checkpoint: .*all or none/, error.message)
+    end
+
     def test_arguments_are_converted_strictly
       assert_raises(RangeError) { decide(nil, ACQUIRE, owner: -1) }
       assert_raises(TypeError) { decide(nil, ACQUIRE, owner: 1.0) }

@@ -69,6 +69,21 @@ module LeaseMachines
                              "0..18446744073.709551615 seconds since the Unix epoch), got #{value.inspect}"
       end
 
+      # The stored row's five columns (decimal text or nil; nil for a resource
+      # with no row) as a {Checkpoint}; a StoreError naming the resource when
+      # no history can produce them. The same check {Native.decide_row} makes.
+      def checkpoint(name, columns)
+        Native.stored_checkpoint(name, columns)
+      end
+
+      # A checkpoint's five columns as stored: decimal Strings (exact in every
+      # engine) or nil.
+      def columns(checkpoint)
+        lease = checkpoint.lease
+        [checkpoint.last_issued, lease&.owner, lease&.token, lease&.expires_at_ns, checkpoint.observed_ns]
+          .map { |value| value&.to_s }
+      end
+
       private
 
       def utf8_name(name)
@@ -78,68 +93,6 @@ module LeaseMachines
         raise ArgumentError, "name must be valid UTF-8, got #{name.inspect}"
       rescue EncodingError
         raise ArgumentError, "name must be valid UTF-8, got #{name.inspect} (#{name.encoding})"
-      end
-    end
-
-    # Builds {Lease} and {Checkpoint} objects from exact nanoseconds (the
-    # public constructors that take seconds would round a Float).
-    module Values
-      module_function
-
-      def lease(owner, token, expires_at_ns)
-        Lease.exact(owner: owner, token: token, expires_at_ns: expires_at_ns)
-      end
-
-      def checkpoint(last_issued, lease, observed_ns)
-        Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
-      end
-    end
-
-    # One resource's row, decoded: exact Integers, instants in nanoseconds
-    # since the Unix epoch. `owner`, `token` and `expires_at_ns` are all nil
-    # when there is no lease record.
-    Row = Struct.new(:last_issued, :owner, :token, :expires_at_ns, :observed_ns) do
-      # @param values [Array<String, nil>] the five columns as decimal text
-      def self.decode(values, name)
-        row = new(*values.map { |value| value && canonical(value) })
-        unless [0, 3].include?([row.owner, row.token, row.expires_at_ns].compact.size)
-          raise ArgumentError, "a lease record needs lease_owner, lease_token and lease_expires_at_ns, all or none"
-        end
-
-        row.tap(&:real_checkpoint) # the core validates the rest
-      rescue ArgumentError, TypeError, RangeError => e
-        raise StoreError, "the stored row for resource #{name.inspect} is not a valid checkpoint: #{e.message}"
-      end
-
-      # A decimal as the stores write it (no sign, no leading zero), as Integer.
-      def self.canonical(value)
-        return Integer(value, 10) if value.is_a?(String) && value.match?(/\A(?:0|[1-9][0-9]*)\z/)
-
-        raise ArgumentError, "#{value.inspect} is not a canonical decimal"
-      end
-
-      # The checkpoint of a resource nobody has used yet.
-      def self.empty
-        new(nil, nil, nil, nil, 0)
-      end
-
-      def lease?
-        !token.nil?
-      end
-
-      # The lease as the caller sees it (exact nanoseconds), or nil.
-      def real_lease
-        Values.lease(owner, token, expires_at_ns) if lease?
-      end
-
-      # The checkpoint as the caller sees it (exact nanoseconds).
-      def real_checkpoint
-        Values.checkpoint(last_issued, real_lease, observed_ns)
-      end
-
-      # The five columns as stored: decimal Strings (exact in every engine) or nil.
-      def encode
-        to_a.map { |value| value&.to_s }
       end
     end
 
@@ -156,7 +109,7 @@ module LeaseMachines
     Status = Struct.new(:name, :last_issued, :lease, :observed_ns, :updated_at, :clock_ns, keyword_init: true) do
       # @return [Checkpoint]
       def checkpoint
-        Values.checkpoint(last_issued, lease, observed_ns)
+        Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
       end
 
       # @return [Boolean] whether a lease is held at the store's clock
@@ -218,13 +171,14 @@ module LeaseMachines
           columns, clock_ms = tx.lock(name, create: false)
           next nil unless columns
 
-          row = Row.decode(columns, name)
+          before = Stores.checkpoint(name, columns)
           clock_ns = clock_ms * NANOS_PER_MILLISECOND
-          after = Row.new(row.last_issued, nil, nil, nil, [row.observed_ns, clock_ns].max)
-          tx.write(name, after.encode, exists: true) unless after == row
-          notify(tx, name, nil, after)
-          Status.new(name: name, last_issued: row.last_issued, lease: row.real_lease, observed_ns: row.observed_ns,
-                     updated_at: nil, clock_ns: clock_ns).freeze
+          after = Checkpoint.exact(last_issued: before.last_issued, lease: nil,
+                                   observed_ns: [before.observed_ns, clock_ns].max)
+          tx.write(name, Stores.columns(after), exists: true) unless after == before
+          notify(tx, name, nil, Stores.columns(after))
+          Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
+                     observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
         end
       end
 
@@ -246,27 +200,28 @@ module LeaseMachines
       # when the resource has no row).
       def committed_checkpoint(name)
         status = read_status(name)
-        return Row.empty.real_checkpoint unless status
+        return Stores.checkpoint(name, nil) unless status
 
         status.checkpoint
       end
 
       private
 
-      # Runs the hook. `columns` is the committed row: a {Row} or the five
-      # stored columns (nil: a resource with no row).
+      # Runs the hook. `columns` is the row being committed (nil: a resource
+      # with no row).
       def notify(transaction, name, decision, columns)
         return unless @before_commit
 
-        row = columns.is_a?(Row) ? columns : (columns && Row.decode(columns, name)) || Row.empty
         @before_commit.call(Commit.new(store: self, name: name, decision: decision,
-                                       checkpoint: row.real_checkpoint, connection: transaction.connection))
+                                       checkpoint: Stores.checkpoint(name, columns),
+                                       connection: transaction.connection))
       end
 
-      def build_status(name, values, updated_at, clock_ms)
-        row = Row.decode(values, name)
-        Status.new(name: name, last_issued: row.last_issued, lease: row.real_lease, observed_ns: row.observed_ns,
-                   updated_at: updated_at, clock_ns: clock_ms * NANOS_PER_MILLISECOND).freeze
+      def build_status(name, columns, updated_at, clock_ms)
+        checkpoint = Stores.checkpoint(name, columns)
+        Status.new(name: name, last_issued: checkpoint.last_issued, lease: checkpoint.lease,
+                   observed_ns: checkpoint.observed_ns, updated_at: updated_at,
+                   clock_ns: clock_ms * NANOS_PER_MILLISECOND).freeze
       end
     end
 
@@ -276,6 +231,13 @@ module LeaseMachines
     # this object, so any number of them, in any number of processes, share
     # the resource's history. The clock policy is always `:clamp`.
     class DurableAuthority
+      # The `kind` of {Native.decide_row}.
+      ACQUIRE = 0
+      REACQUIRE = 1
+      RENEW = 2
+      RELEASE = 3
+      private_constant :ACQUIRE, :REACQUIRE, :RENEW, :RELEASE
+
       # @return [Store]
       attr_reader :store
       # @return [String] the resource name
@@ -329,12 +291,6 @@ module LeaseMachines
       alias to_s inspect
 
       private
-
-      # The `kind` of {Native.decide_row}.
-      ACQUIRE = 0
-      REACQUIRE = 1
-      RENEW = 2
-      RELEASE = 3
 
       def at(now)
         now.nil? ? nil : Stores.nanos(now, "now")

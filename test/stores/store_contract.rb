@@ -217,8 +217,8 @@ module LeaseMachines
       insert_row(name, last_issued: U64_MAX, owner: U64_MAX, token: U64_MAX, expires_at_ns: U64_MAX,
                        observed_ns: U64_MAX - 1)
       authority = new_store.authority(name)
-      lease = Stores::Values.lease(U64_MAX, U64_MAX, U64_MAX)
-      assert_equal Stores::Values.checkpoint(U64_MAX, lease, U64_MAX - 1), authority.checkpoint
+      lease = Lease.exact(owner: U64_MAX, token: U64_MAX, expires_at_ns: U64_MAX)
+      assert_equal Checkpoint.exact(last_issued: U64_MAX, lease: lease, observed_ns: U64_MAX - 1), authority.checkpoint
       assert_equal Decision.rejected(:stale_token), authority.renew(owner: U64_MAX, token: 0, ttl: 1)
       assert_equal Decision.rejected(:deadline_overflow), authority.acquire(owner: 1, ttl: 1), "checked before occupied"
       assert_equal Decision.rejected(:occupied), authority.acquire(owner: 1, ttl: 1e-9)

@@ -420,6 +420,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     let native = root.define_module("Native")?;
     native.define_module_function("nanos", function!(nanos, 2))?;
     native.define_module_function("decide_row", function!(stored::decide_row, 7))?;
+    native.define_module_function("stored_checkpoint", function!(stored::stored_checkpoint, 2))?;
 
     values::define(ruby, root)?;
 

@@ -1,5 +1,6 @@
-//! One durable decision on a stored row, in one native call: the stores' hot
-//! path (`LeaseMachines::Native.decide_row`).
+//! Stored rows: one durable decision in one native call, the stores' hot path
+//! (`LeaseMachines::Native.decide_row`), and a row read as a `Checkpoint`
+//! (`Native.stored_checkpoint`). Both validate a row the same way.
 //!
 //! A row is five columns as the stores keep them, canonical decimal text or
 //! `nil`: `last_issued`, `lease_owner`, `lease_token`, `lease_expires_at_ns`,
@@ -154,6 +155,33 @@ fn columns_value(ruby: &Ruby, row: Columns) -> Result<RArray, Error> {
     Ok(array)
 }
 
+/// The checkpoint of a row (`nil`: a resource with no row) on the nanosecond
+/// timeline, validated.
+fn stored(
+    ruby: &Ruby,
+    name: Value,
+    columns: Value,
+) -> Result<(Option<Columns>, Checkpoint), Error> {
+    let row = decode(ruby, name, columns)?;
+    let start = match row {
+        Some(row) => checkpoint(ruby, name, row)?,
+        None => Checkpoint::default(),
+    };
+    Ok((row, start))
+}
+
+/// `Native.stored_checkpoint(name, columns)`: the row (`nil`: a resource
+/// with no row) as a frozen `Checkpoint` on the real timeline, or a
+/// `StoreError` naming the resource when no history can produce it.
+pub fn stored_checkpoint(ruby: &Ruby, name: Value, columns: Value) -> Result<Value, Error> {
+    let (_, start) = stored(ruby, name, columns)?;
+    let observed = Duration::from_nanos(start.observed().as_secs());
+    // The same tokens as a checkpoint the core accepted: always consistent.
+    Checkpoint::from_parts(start.last_issued(), start.lease().map(real), observed)
+        .map(|checkpoint| values::checkpoint_value(ruby, checkpoint))
+        .ok_or_else(|| bad_row(ruby, name, "inconsistent"))
+}
+
 /// `Native.decide_row(name, columns, kind, owner, token, now_ns, ttl_ns)`:
 /// rebuilds the authority from `columns` (`nil`: a resource with no row) with
 /// the `:clamp` clock policy, decides (`kind` 0 acquire, 1 reacquire, 2
@@ -174,11 +202,7 @@ pub fn decide_row(
 ) -> Result<RArray, Error> {
     let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
     let now = Duration::from_secs(convert::u64_arg(ruby, now_ns, "now_ns")?);
-    let before = decode(ruby, name, columns)?;
-    let start = match before {
-        Some(row) => checkpoint(ruby, name, row)?,
-        None => Checkpoint::default(),
-    };
+    let (before, start) = stored(ruby, name, columns)?;
     let mut authority = LeaseAuthority::restore(start).with_clock_policy(ClockPolicy::Clamp);
     let ttl = || -> Result<Duration, Error> {
         convert::u64_arg(ruby, ttl_ns, "ttl_ns").map(Duration::from_secs)
