@@ -1,8 +1,8 @@
-//! The single-resource decision engine and its checkpoint.
+//! The single-resource decision engine.
 
 use core::time::Duration;
 
-use crate::{Decision, FencingToken, Lease, OwnerId, Rejection};
+use crate::{Checkpoint, Decision, FencingToken, Lease, OwnerId, Rejection};
 
 /// What the authority does with a `now` earlier than one it already observed.
 ///
@@ -36,74 +36,6 @@ pub enum ClockPolicy {
     Clamp,
 }
 
-/// Everything an authority knows, as a value: the token high-water mark, the
-/// current lease (possibly expired) and the latest observed instant.
-///
-/// Storing a checkpoint before a decision is shown to anyone is what makes an
-/// authority durable; [`LeaseAuthority::restore`] rebuilds one that behaves
-/// exactly as the original would.
-///
-/// ```
-/// use core::time::Duration;
-/// use lease_machines::{Checkpoint, FencingToken, Lease, LeaseAuthority, OwnerId};
-///
-/// let three = FencingToken::new(3).unwrap();
-/// let lease = Lease::new(OwnerId::new(7), three, Duration::from_secs(9));
-/// let row = Checkpoint::from_parts(Some(three), Some(lease), Duration::from_secs(4)).unwrap();
-/// assert_eq!(LeaseAuthority::restore(row).checkpoint(), row);
-///
-/// // A lease whose token the history never issued is refused.
-/// assert_eq!(Checkpoint::from_parts(FencingToken::new(2), Some(lease), Duration::ZERO), None);
-/// assert_eq!(Checkpoint::from_parts(None, Some(lease), Duration::ZERO), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Checkpoint {
-    last_issued: Option<FencingToken>,
-    lease: Option<Lease>,
-    observed: Duration,
-}
-
-impl Checkpoint {
-    /// Rebuilds a checkpoint from stored parts, or `None` when they cannot come
-    /// from one history: a lease with no token issued, or a lease whose token is
-    /// greater than the high-water mark.
-    #[must_use]
-    pub fn from_parts(
-        last_issued: Option<FencingToken>,
-        lease: Option<Lease>,
-        observed: Duration,
-    ) -> Option<Self> {
-        if let Some(lease) = lease {
-            if last_issued? < lease.token() {
-                return None;
-            }
-        }
-        Some(Self {
-            last_issued,
-            lease,
-            observed,
-        })
-    }
-
-    /// The greatest token ever issued, `None` for a fresh history.
-    #[must_use]
-    pub const fn last_issued(&self) -> Option<FencingToken> {
-        self.last_issued
-    }
-
-    /// The current lease record, which may already have expired.
-    #[must_use]
-    pub const fn lease(&self) -> Option<Lease> {
-        self.lease
-    }
-
-    /// The latest instant the authority observed.
-    #[must_use]
-    pub const fn observed(&self) -> Duration {
-        self.observed
-    }
-}
-
 /// Decides who holds one resource and until when.
 ///
 /// Pure and deterministic: the caller supplies every instant, nothing allocates,
@@ -128,10 +60,17 @@ impl Checkpoint {
 ///     Decision::Rejected(Rejection::StaleToken),
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LeaseAuthority {
     state: Checkpoint,
     policy: ClockPolicy,
+    horizon: Duration,
+}
+
+impl Default for LeaseAuthority {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Which grant request is being made: plain acquire never rotates a live
@@ -144,17 +83,14 @@ enum Grant {
 
 impl LeaseAuthority {
     /// A fresh history: no token issued, no lease, clock at the origin,
-    /// [`ClockPolicy::Reject`].
+    /// [`ClockPolicy::Reject`], no horizon short of [`Duration::MAX`].
     #[must_use]
     pub const fn new() -> Self {
-        Self {
-            state: Checkpoint {
-                last_issued: None,
-                lease: None,
-                observed: Duration::ZERO,
-            },
-            policy: ClockPolicy::Reject,
-        }
+        Self::restore(Checkpoint {
+            last_issued: None,
+            lease: None,
+            observed: Duration::ZERO,
+        })
     }
 
     /// The same authority with another clock policy.
@@ -164,13 +100,43 @@ impl LeaseAuthority {
         self
     }
 
-    /// Rebuilds an authority from a checkpoint, with [`ClockPolicy::Reject`];
-    /// chain [`with_clock_policy`](Self::with_clock_policy) for another.
+    /// The same authority with a deadline horizon: a grant or renewal whose
+    /// deadline would fall past `horizon` is [`Rejection::DeadlineOverflow`],
+    /// exactly as one that overflows [`Duration`]. A deadline *at* the horizon
+    /// is granted. The default is [`Duration::MAX`].
+    ///
+    /// A store that keeps instants as `u64` nanoseconds sets the horizon to
+    /// `Duration::from_nanos(u64::MAX)`, so that every deadline it is handed
+    /// fits its column.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use lease_machines::{Decision, LeaseAuthority, OwnerId, Rejection};
+    ///
+    /// let end = Duration::from_nanos(u64::MAX);
+    /// let mut store = LeaseAuthority::new().with_horizon(end);
+    /// let owner = OwnerId::new(1);
+    /// assert_eq!(
+    ///     store.acquire(owner, end - Duration::from_nanos(1), Duration::from_nanos(2)),
+    ///     Decision::Rejected(Rejection::DeadlineOverflow),
+    /// );
+    /// assert!(store.acquire(owner, end - Duration::from_nanos(1), Duration::from_nanos(1)).is_granted());
+    /// ```
+    #[must_use]
+    pub const fn with_horizon(mut self, horizon: Duration) -> Self {
+        self.horizon = horizon;
+        self
+    }
+
+    /// Rebuilds an authority from a checkpoint, with [`ClockPolicy::Reject`]
+    /// and no horizon; chain [`with_clock_policy`](Self::with_clock_policy)
+    /// and [`with_horizon`](Self::with_horizon) for others.
     #[must_use]
     pub const fn restore(checkpoint: Checkpoint) -> Self {
         Self {
             state: checkpoint,
             policy: ClockPolicy::Reject,
+            horizon: Duration::MAX,
         }
     }
 
@@ -184,6 +150,13 @@ impl LeaseAuthority {
     #[must_use]
     pub const fn clock_policy(&self) -> ClockPolicy {
         self.policy
+    }
+
+    /// The latest deadline this authority grants (see
+    /// [`with_horizon`](Self::with_horizon)).
+    #[must_use]
+    pub const fn horizon(&self) -> Duration {
+        self.horizon
     }
 
     /// The current lease record, which may already have expired.
@@ -242,7 +215,7 @@ impl LeaseAuthority {
             Ok(lease) => lease,
             Err(rejection) => return Decision::Rejected(rejection),
         };
-        let Some(deadline) = now.checked_add(ttl) else {
+        let Some(deadline) = self.deadline(now, ttl) else {
             return Decision::Rejected(Rejection::DeadlineOverflow);
         };
         let renewed = Lease::new(owner, lease.token(), deadline.max(lease.expires_at()));
@@ -285,6 +258,12 @@ impl LeaseAuthority {
         Ok(now)
     }
 
+    /// `now + ttl`, or `None` when it overflows or falls past the horizon.
+    fn deadline(&self, now: Duration, ttl: Duration) -> Option<Duration> {
+        now.checked_add(ttl)
+            .filter(|deadline| *deadline <= self.horizon)
+    }
+
     /// The lease that `owner` may renew or release with `token` at `now`.
     fn current(
         &self,
@@ -313,7 +292,7 @@ impl LeaseAuthority {
         if ttl.is_zero() {
             return Decision::Rejected(Rejection::InvalidTtl);
         }
-        let Some(expires_at) = now.checked_add(ttl) else {
+        let Some(expires_at) = self.deadline(now, ttl) else {
             return Decision::Rejected(Rejection::DeadlineOverflow);
         };
         if let Some(lease) = self.state.lease {

@@ -59,12 +59,14 @@
 #![deny(missing_docs)]
 
 mod authority;
+mod checkpoint;
 mod decision;
 mod fence;
 mod holder;
 mod ids;
 
-pub use authority::{Checkpoint, ClockPolicy, LeaseAuthority};
+pub use authority::{ClockPolicy, LeaseAuthority};
+pub use checkpoint::{Checkpoint, CheckpointError, FlatCheckpoint};
 pub use core::time::Duration;
 pub use decision::{Decision, Lease, Rejection};
 pub use fence::Fence;
