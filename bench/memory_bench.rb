@@ -5,7 +5,7 @@
 # over ten million decisions.
 #
 # Allocation counts are exact (GC.stat(:total_allocated_objects) deltas, GC
-# off while counting); test/allocation_test.rb asserts the gem's. Bytes are
+# off while counting); test/properties/allocation_test.rb asserts the gem's. Bytes are
 # ObjectSpace.memsize_of of what a decision returns (a Ruby slot, 40 bytes on
 # 64-bit, holds an object with up to three instance variables inline).
 #

@@ -2,6 +2,7 @@
 
 require "minitest/autorun"
 require "lease_machines"
+require_relative "support/limits"
 
 module LeaseMachines
   # Shared helpers for the suite.
@@ -11,13 +12,11 @@ module LeaseMachines
   # is collected at once and the test crashes or fails. Loops shrink under
   # stress through #iterations; every other assertion stays the same.
   module TestHelper
+    include TestLimits
+
     GC_STRESS = ENV["LEASE_MACHINES_GC_STRESS"] == "1"
     # True when the suite runs under `rbs/test/setup` (rake rbs:test).
     RBS_RUNTIME_CHECK = defined?(::RBS::Test::Tester) ? true : false
-
-    U64_MAX = (2**64) - 1
-    OWNER_RANGE = "0..18446744073709551615"
-    TOKEN_RANGE = "1..18446744073709551615"
 
     def before_setup
       super

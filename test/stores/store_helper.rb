@@ -8,12 +8,15 @@ require "fileutils"
 require "io/wait"
 require "securerandom"
 require "tmpdir"
+require_relative "../support/limits"
 
 module LeaseMachines
   # Shared helpers for the store suite (test/stores). Independent of
-  # test/test_helper.rb.
+  # test/test_helper.rb; the integer limits are the suite's one definition
+  # (test/support/limits.rb).
   module StoreTestHelper
-    U64_MAX = (2**64) - 1
+    include TestLimits
+
     # The values every u64 column must round-trip.
     EXTREMES = [0, 1, (2**63) - 1, 2**63, U64_MAX].freeze
     DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:54329/lease_machines_test"

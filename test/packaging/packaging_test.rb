@@ -1,12 +1,12 @@
 # frozen_string_literal: true
 
 require "minitest/autorun"
-require_relative "../lib/lease_machines/version"
+require_relative "../../lib/lease_machines/version"
 
 # What the source gem declares and ships, checked without building it (the built
 # gems are installed and exercised by `rake gem:smoke`).
 class PackagingTest < Minitest::Test
-  ROOT = File.expand_path("..", __dir__)
+  ROOT = File.expand_path("../..", __dir__)
   EXT_DIR = "ext/lease_machines_native"
 
   def spec

@@ -3,10 +3,10 @@
 require "test_helper"
 
 module LeaseMachines
-  # Clock policies: :reject (the default) refuses a `now` earlier than one
-  # already observed; :clamp evaluates the request at the latest observed
-  # instant instead.
-  class ClockTest < Minitest::Test
+  # The authority's clock policies: :reject (the default) refuses a `now`
+  # earlier than one already observed; :clamp evaluates the request at the
+  # latest observed instant instead.
+  class AuthorityClockTest < Minitest::Test
     def test_reject_is_the_default_policy
       assert_equal :reject, Authority.new.clock_policy
       assert_equal :reject, Authority.restore(Authority.new.checkpoint).clock_policy

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 require "lease_machines/stores"
 
 module LeaseMachines
@@ -12,7 +12,6 @@ module LeaseMachines
     REACQUIRE = 1
     RENEW = 2
     RELEASE = 3
-    U64_MAX = (2**64) - 1
     SECOND = 1_000_000_000
 
     def decide(columns, kind, owner: 1, token: nil, now: 10 * SECOND, ttl: 5 * SECOND)

@@ -5,7 +5,7 @@ require "test_helper"
 
 # bin/demo only prepares the machine and runs when it is the program itself;
 # loaded here it defines the story, which runs against the library under test.
-load File.expand_path("../script/demo.rb", __dir__)
+load File.expand_path("../../script/demo.rb", __dir__)
 
 module LeaseMachines
   # The demo's story: worker 7 stalls, worker 12 takes over, the fence turns
@@ -53,7 +53,7 @@ module LeaseMachines
     # bin/demo is a shell script, so that it runs on a machine with no Ruby
     # yet: it prepares the machine, then tells the story.
     def test_the_demo_is_executable_and_prepares_the_machine_first
-      path = File.expand_path("../bin/demo", __dir__)
+      path = File.expand_path("../../bin/demo", __dir__)
       lines = File.readlines(path, chomp: true)
 
       assert File.executable?(path), "bin/demo must be executable"

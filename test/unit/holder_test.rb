@@ -3,11 +3,9 @@
 require "test_helper"
 
 module LeaseMachines
-  # Cadence and Holder: the rules of SPEC section 4 through the Ruby API.
+  # Holder: the rules of SPEC section 4 through the Ruby API (a Cadence on its
+  # own: cadence_test.rb).
   class HolderTest < Minitest::Test
-    RULE = "need ttl > 0, renew_after > 0, warn_before < ttl and renew_after <= ttl - warn_before"
-    INVALID_CADENCE = /\Ainvalid cadence \(ttl: .*\): #{Regexp.escape(RULE)}\z/
-
     def cadence(ttl: 30, renew_after: 10, warn_before: 5)
       Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before)
     end
@@ -31,33 +29,6 @@ module LeaseMachines
       assert value.reacquire(token: 2, at: 40.0)
       assert value.fence
       assert_nil value.warning_deadline
-    end
-
-    def test_valid_cadences
-      assert_equal 30.0, cadence.ttl
-      assert_equal 10.0, cadence.renew_after
-      assert_equal 5.0, cadence.warn_before
-      # renew_after may be exactly ttl - warn_before; warn_before may be zero.
-      assert_equal 25.0, cadence(renew_after: 25).renew_after
-      assert_equal 0.0, cadence(warn_before: 0).warn_before
-      assert_equal 0.25, cadence(ttl: 0.5, renew_after: 0.25, warn_before: 0.25).renew_after
-    end
-
-    def test_invalid_cadences_raise_argument_error
-      [
-        { ttl: 0, renew_after: 0, warn_before: 0 },
-        { ttl: 30, renew_after: 0, warn_before: 5 },
-        { ttl: 30, renew_after: 10, warn_before: 30 },
-        { ttl: 30, renew_after: 10, warn_before: 31 },
-        { ttl: 30, renew_after: 25.000000001, warn_before: 5 },
-        { ttl: 30, renew_after: 31, warn_before: 0 }
-      ].each do |spans|
-        error = assert_raises(ArgumentError, spans.inspect) { Cadence.new(**spans) }
-        assert_match INVALID_CADENCE, error.message
-      end
-      assert_error(ArgumentError, "invalid cadence (ttl: 30, renew_after: 26, warn_before: 5): #{RULE}") do
-        cadence(renew_after: 26)
-      end
     end
 
     def test_a_new_holder_is_confirmed_at_its_grant

@@ -1,11 +1,14 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "support/value_assertions"
 
 module LeaseMachines
   # Checkpoints: the authority's whole state, exact to the nanosecond, and
   # Authority.restore continuing the history.
   class CheckpointTest < Minitest::Test
+    include ValueAssertions
+
     def test_a_fresh_history
       checkpoint = Authority.new.checkpoint
 
@@ -170,6 +173,36 @@ module LeaseMachines
       assert_equal checkpoint, second.checkpoint
       assert_equal 1, checkpoint.lease.token
       refute_equal checkpoint, first.checkpoint
+    end
+
+    def test_checkpoint_value_semantics
+      make = ->(mark, value, observed) { Checkpoint.from_parts(last_issued: mark, lease: value, observed: observed) }
+      checkpoint = make.call(3, lease(token: 3), 2.5)
+
+      assert_value_semantics(checkpoint, make.call(3, lease(token: 3, expires_at: 15.0), 2.5),
+                             make.call(4, lease(token: 3), 2.5), make.call(3, nil, 2.5),
+                             make.call(3, lease(token: 2), 2.5), make.call(3, lease(token: 3), 2.500000001))
+    end
+
+    def test_checkpoint_to_h_deconstruct_and_inspect
+      checkpoint = Checkpoint.from_parts(last_issued: 3, lease: lease(token: 3), observed: 2.5)
+
+      assert_equal({ last_issued: 3, lease: { owner: 7, token: 3, expires_at: 15.0 }, observed: 2.5 }, checkpoint.to_h)
+      case checkpoint
+      in { last_issued: Integer => mark, lease: Lease => value, observed: Float => observed }
+        assert_equal [3, lease(token: 3), 2.5], [mark, value, observed]
+      end
+      assert_equal "#<LeaseMachines::Checkpoint last_issued=3 " \
+                   "lease=#<LeaseMachines::Lease owner=7 token=3 expires_at=15.0> observed=2.5>", checkpoint.inspect
+      assert_equal "#<LeaseMachines::Checkpoint last_issued=nil lease=nil observed=0.0>", Authority.new.checkpoint.to_s
+    end
+
+    def test_checkpoints_and_their_leases_are_frozen_for_good
+      checkpoint = granted_authority.checkpoint
+
+      assert_stays_frozen(checkpoint)
+      assert_stays_frozen(checkpoint.lease)
+      assert_stays_frozen(Cadence.new(ttl: 30, renew_after: 10, warn_before: 5))
     end
   end
 end
