@@ -1,0 +1,26 @@
+# frozen_string_literal: true
+
+# The Debian version matrix (script/matrix): the Ruby suite against the Ruby,
+# ActiveRecord, sqlite3, pg and PostgreSQL of bookworm (this host), trixie and
+# sid, the last two in chroots under tmp/matrix/ built on first use. Needs root.
+#
+#   rake matrix            all three; fails if any fails
+#   rake matrix:trixie     one
+#
+# MATRIX_REV, MATRIX_REFRESH, TEST and TESTOPTS pass through (see script/matrix).
+
+MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
+
+namespace :matrix do
+  {
+    "bookworm" => "this host's Debian 12 packages (Ruby 3.1, ActiveRecord 6.1, PostgreSQL 15)",
+    "trixie" => "a Debian 13 chroot (Ruby 3.3, ActiveRecord 7.2, sqlite3 1.7, pg 1.5, PostgreSQL 17)",
+    "sid" => "a Debian sid chroot (the newest: sqlite3 2.x, pg 1.7, PostgreSQL 18)"
+  }.each do |env, what|
+    desc "Run the Ruby suite with #{what}"
+    task(env) { sh MATRIX_SCRIPT, env }
+  end
+end
+
+desc "Run the Ruby suite on bookworm, trixie and sid (script/matrix all)"
+task(:matrix) { sh MATRIX_SCRIPT, "all" }
