@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require_relative "lease_machines/version"
+# Before the extension, which resolves the Ruby-defined error classes it raises
+# when it loads (plain Ruby: no database driver is loaded).
+require_relative "lease_machines/store_error"
 require_relative "lease_machines/native"
 require_relative "lease_machines/value_object"
 require_relative "lease_machines/lease"
@@ -14,7 +17,5 @@ require_relative "lease_machines/holder"
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines
   # Durable stores load their database drivers only when used.
-  autoload :StoreError, "lease_machines/store_error"
-  autoload :OutcomeUnknownError, "lease_machines/store_error"
   autoload :Stores, "lease_machines/stores"
 end

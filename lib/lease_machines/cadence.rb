@@ -8,31 +8,11 @@ module LeaseMachines
   class Cadence
     include ValueObject
 
+    value_fields identity: %i[ttl renew_after warn_before]
+
     def initialize(ttl:, renew_after:, warn_before:)
       _init(ttl, renew_after, warn_before)
       freeze
     end
-
-    def to_h
-      { ttl: ttl, renew_after: renew_after, warn_before: warn_before }
-    end
-
-    def deconstruct_keys(_keys)
-      to_h
-    end
-
-    def ==(other)
-      same_class?(other) && other.to_h == to_h
-    end
-    alias eql? ==
-
-    def hash
-      [self.class, ttl, renew_after, warn_before].hash
-    end
-
-    def inspect
-      "#<#{self.class.name} ttl=#{ttl} renew_after=#{renew_after} warn_before=#{warn_before}>"
-    end
-    alias to_s inspect
   end
 end

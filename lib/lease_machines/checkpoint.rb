@@ -12,6 +12,8 @@ module LeaseMachines
   class Checkpoint
     include ValueObject
 
+    value_fields identity: %i[last_issued lease observed_ns], shown: %i[last_issued lease observed]
+
     # Rebuilds a checkpoint from stored parts (one row per resource). Raises
     # ArgumentError when the parts cannot come from one history: a lease with no
     # token issued, or a lease whose token is greater than `last_issued`.
@@ -29,41 +31,18 @@ module LeaseMachines
       _exact(last_issued, lease, observed_ns)
     end
 
-    private_class_method :_new, :_exact
+    private_class_method :_new, :_exact, :_flat
 
-    # Marshal: the exact fields as decimal text ("-" for nil), rebuilt (and
-    # checked) by {exact}.
+    # Marshal: the exact fields as decimal text ("-" for nil): "last_issued
+    # observed_ns owner token expires_at_ns". Rebuilt from the flat form and
+    # checked as {exact} checks its parts; the lease fields all or none.
     def _dump(_level)
       [last_issued || "-", observed_ns, lease ? lease._dump(0) : "- - -"].join(" ")
     end
 
     def self._load(text)
       last_issued, observed_ns, owner, token, expires_at_ns = ValueObject.integers(text, 5)
-      lease = Lease.exact(owner: owner, token: token, expires_at_ns: expires_at_ns) if token
-      exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
+      _flat(last_issued, owner, token, expires_at_ns, observed_ns)
     end
-
-    def to_h
-      { last_issued: last_issued, lease: lease&.to_h, observed: observed }
-    end
-
-    def deconstruct_keys(_keys)
-      { last_issued: last_issued, lease: lease, observed: observed }
-    end
-
-    def ==(other)
-      same_class?(other) && other.last_issued == last_issued && other.lease == lease &&
-        other.observed_ns == observed_ns
-    end
-    alias eql? ==
-
-    def hash
-      [self.class, last_issued, lease, observed_ns].hash
-    end
-
-    def inspect
-      "#<#{self.class.name} last_issued=#{last_issued.inspect} lease=#{lease.inspect} observed=#{observed}>"
-    end
-    alias to_s inspect
   end
 end

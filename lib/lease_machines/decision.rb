@@ -13,11 +13,10 @@ module LeaseMachines
   class Decision
     include ValueObject
 
-    STATUSES = %i[granted renewed released rejected].freeze
-    # In the order of the core's `Rejection::ALL`.
-    REASONS = %i[
-      occupied stale_token not_owner expired clock_regressed invalid_ttl deadline_overflow tokens_exhausted
-    ].freeze
+    # STATUSES and REASONS (in the order of the core's `Rejection::ALL`) are
+    # frozen Arrays of Symbols defined by the extension, from the core's lists.
+
+    value_fields identity: %i[status lease reason]
 
     def self.new(status:, lease: nil, reason: nil)
       unless STATUSES.include?(status)
@@ -43,24 +42,7 @@ module LeaseMachines
       status == :rejected ? rejected(reason) : new(status: status, lease: lease, reason: reason)
     end
 
-    def to_h
-      { status: status, lease: lease&.to_h, reason: reason }
-    end
-
-    def deconstruct_keys(_keys)
-      { status: status, lease: lease, reason: reason }
-    end
-
-    def ==(other)
-      same_class?(other) && other.status == status && other.lease == lease &&
-        other.reason == reason
-    end
-    alias eql? ==
-
-    def hash
-      [self.class, status, lease, reason].hash
-    end
-
+    # Not the generated one: the status bare, the lease and reason only when present.
     def inspect
       detail = lease ? " lease=#{LeaseMachines.show(lease)}" : ""
       detail += " reason=#{LeaseMachines.show(reason)}" if reason

@@ -10,6 +10,8 @@ module LeaseMachines
   class Lease
     include ValueObject
 
+    value_fields identity: %i[owner token expires_at_ns], shown: %i[owner token expires_at]
+
     # @param expires_at [Integer, Float] seconds (a Float rounds to the nearest nanosecond)
     def self.new(owner:, token:, expires_at:)
       _new(owner, token, expires_at)
@@ -31,28 +33,5 @@ module LeaseMachines
       owner, token, expires_at_ns = ValueObject.integers(text, 3)
       exact(owner: owner, token: token, expires_at_ns: expires_at_ns)
     end
-
-    def to_h
-      { owner: owner, token: token, expires_at: expires_at }
-    end
-
-    def deconstruct_keys(_keys)
-      to_h
-    end
-
-    def ==(other)
-      same_class?(other) && other.owner == owner && other.token == token &&
-        other.expires_at_ns == expires_at_ns
-    end
-    alias eql? ==
-
-    def hash
-      [self.class, owner, token, expires_at_ns].hash
-    end
-
-    def inspect
-      "#<#{self.class.name} owner=#{owner} token=#{token} expires_at=#{expires_at}>"
-    end
-    alias to_s inspect
   end
 end

@@ -2,10 +2,65 @@
 
 # See lib/lease_machines.rb.
 module LeaseMachines
-  # Copying for the frozen value objects the extension makes ({Lease},
-  # {Decision}, {Checkpoint}): like Integer or Symbol, a copy is the object
-  # itself, and it cannot be unfrozen.
+  # Value semantics for the frozen value objects ({Lease}, {Decision},
+  # {Checkpoint}, {Cadence}): a class declares its fields once with
+  # {Fields#value_fields}. Copying: like Integer or Symbol, a copy is the
+  # object itself, and it cannot be unfrozen.
   module ValueObject
+    def self.included(base)
+      super
+      base.extend(Fields)
+    end
+
+    # The class-level declaration.
+    module Fields
+      private
+
+      # Defines `==`, `eql?` and `hash` on the `identity` readers (what makes
+      # two values the same), and `to_h`, `deconstruct_keys`, `inspect` and
+      # `to_s` on the `shown` readers (by default the same), in that order.
+      # `to_h` shows a nested value object as its own `to_h`;
+      # `deconstruct_keys` keeps it. The methods are written out as plain
+      # Ruby, as fast as by hand.
+      def value_fields(identity:, shown: identity)
+        fields = identity | shown
+        raise ArgumentError, "not reader names: #{fields.inspect}" unless fields.all? { |f| f.match?(/\A[a-z_][a-z0-9_]*\z/) }
+
+        equal = identity.map { |field| "other.#{field} == #{field}" }.join(" && ")
+        plain = shown.map { |field| "#{field}: ValueObject.plain(#{field})" }.join(", ")
+        raw = shown.map { |field| "#{field}: #{field}" }.join(", ")
+        seen = shown.map { |field| "#{field}=\#{#{field}.inspect}" }.join(" ")
+        class_eval <<~RUBY, __FILE__, __LINE__ + 1
+          def ==(other)                                  # def ==(other)
+            same_class?(other) && #{equal}               #   same_class?(other) && other.owner == owner && ...
+          end                                            # end
+          alias eql? ==
+
+          def hash                                       # def hash
+            [self.class, #{identity.join(', ')}].hash    #   [self.class, owner, token, expires_at_ns].hash
+          end                                            # end
+
+          def to_h                                       # def to_h
+            { #{plain} }                                 #   { owner: ValueObject.plain(owner), ... }
+          end                                            # end
+
+          def deconstruct_keys(_keys)                    # def deconstruct_keys(_keys)
+            { #{raw} }                                   #   { owner: owner, ... }
+          end                                            # end
+
+          def inspect                                    # def inspect
+            "#<\#{self.class.name} #{seen}>"             #   "#<\#{self.class.name} owner=\#{owner.inspect} ...>"
+          end                                            # end
+          alias to_s inspect
+        RUBY
+      end
+    end
+
+    # A field as `to_h` shows it: a value object as its own `to_h`.
+    def self.plain(value)
+      ValueObject === value ? value.to_h : value # rubocop:disable Style/CaseEquality -- any object
+    end
+
     def dup
       self
     end

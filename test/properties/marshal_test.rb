@@ -42,5 +42,43 @@ module LeaseMachines
 
       assert_raises(RangeError) { Marshal.load(forged) } # rubocop:disable Security/MarshalLoad -- the point of the test
     end
+
+    # Dumps made by earlier versions, byte for byte: the text format is kept.
+    EARLIER_DUMPS = {
+      "\x04\bIu:\x1ELeaseMachines::Checkpoint\x105 100 7 3 9\x06:\x06EF".b =>
+        ["5 100 7 3 9", { last_issued: 5, lease: { owner: 7, token: 3, expires_at_ns: 9 }, observed_ns: 100 }],
+      "\x04\bIu:\x1ELeaseMachines::Checkpoint\x0E- 0 - - -\x06:\x06ET".b =>
+        ["- 0 - - -", { last_issued: nil, lease: nil, observed_ns: 0 }]
+    }.freeze
+
+    def test_a_checkpoint_dump_keeps_its_text_format
+      EARLIER_DUMPS.each do |dump, (text, fields)|
+        checkpoint = Marshal.load(dump) # rubocop:disable Security/MarshalLoad -- our own earlier dumps
+        lease = fields[:lease] && Lease.exact(**fields[:lease])
+
+        assert_equal Checkpoint.exact(last_issued: fields[:last_issued], lease: lease, observed_ns: fields[:observed_ns]),
+                     checkpoint
+        assert_equal text, checkpoint._dump(0)
+        assert_equal dump, Marshal.dump(checkpoint)
+      end
+    end
+
+    def test_a_half_given_lease_in_a_checkpoint_dump_is_refused
+      dump = EARLIER_DUMPS.keys.first
+      ["5 100 7 - 9", "5 100 - 3 9", "5 100 7 3 -", "5 100 - - 9", "5 100 7 - -"].each do |fields|
+        forged = dump.sub("5 100 7 3 9", fields)
+
+        assert_error(ArgumentError, "inconsistent checkpoint: a lease needs owner, token and expires_at, all or none") do
+          Marshal.load(forged) # rubocop:disable Security/MarshalLoad -- the point of the test
+        end
+      end
+      assert_error(ArgumentError, "inconsistent checkpoint: lease token 6 was never issued (last_issued is 5)") do
+        Marshal.load(dump.sub("5 100 7 3 9", "5 100 7 6 9")) # rubocop:disable Security/MarshalLoad -- the point of the test
+      end
+      # A field of the wrong range is refused as Checkpoint.exact refuses it.
+      assert_error(RangeError, /\Atoken must be an Integer in 1\.\.18446744073709551615 \(tokens start at 1\), got 0\z/) do
+        Marshal.load(dump.sub("5 100 7 3 9", "5 100 7 0 9")) # rubocop:disable Security/MarshalLoad -- the point of the test
+      end
+    end
   end
 end

@@ -38,5 +38,25 @@ module LeaseMachines
       assert_equal :fenced, holder.state
       assert_equal 4, holder.token
     end
+
+    # An object made with `allocate` that decided before any initialize has a
+    # history: initialize must not start it over (it would reissue token 1).
+    def test_an_allocated_authority_that_decided_cannot_be_initialized
+      authority = Authority.allocate
+      assert_equal 1, authority.acquire(owner: 1, now: 0, ttl: 10).lease.token
+
+      error = assert_raises(RuntimeError) { authority.__send__(:initialize) }
+      assert_equal "LeaseMachines::Authority is already initialized; it cannot start over", error.message
+      assert_equal 2, authority.acquire(owner: 2, now: 100, ttl: 10).lease.token
+    end
+
+    def test_an_allocated_fence_that_accepted_cannot_be_initialized
+      fence = Fence.allocate
+      assert fence.accept(5)
+
+      assert_raises(RuntimeError) { fence.__send__(:initialize) }
+      refute fence.accept(3), "the mark survives"
+      assert_equal 5, fence.highest
+    end
   end
 end

@@ -25,13 +25,14 @@ module LeaseMachines
 
     def test_a_write_that_finds_the_row_changed_decides_again_on_the_new_row
       name = unique_name("cas")
-      store = store_on(connection)
+      conn = connection
+      store = store_on(conn)
       store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
       # Another writer changes the row and holds it: owner 9 now holds token 2.
       @admin.exec("BEGIN")
       @admin.exec_params("UPDATE lease_machines_resources SET last_issued = 2, lease_owner = 9, lease_token = 2, " \
                          "lease_expires_at_ns = 100000000000, observed_ns = 2000000000 WHERE name = $1", [name])
-      backend = store_backend(store)
+      backend = conn.backend_pid # the store's own connection: it was given this one
       caller = Thread.new { store.authority(name).acquire(owner: 2, now: 3, ttl: 1) }
       # The call read the committed row (owner 1, expired at 2 s), decided to
       # grant token 2, and now waits for the row lock to write it.
@@ -152,10 +153,6 @@ module LeaseMachines
 
     def store_on(conn, **options)
       Stores::Postgres.new(conn, **options)
-    end
-
-    def store_backend(store)
-      store.instance_variable_get(:@connections).with { |conn, _recover| conn.backend_pid }
     end
 
     def prepared(conn)

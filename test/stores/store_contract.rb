@@ -160,6 +160,21 @@ module LeaseMachines
       assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
     end
 
+    # Closing the store in a child closes only what the child opened: the
+    # parent's connection is neither closed there nor left for the child's
+    # garbage collector to finalize (which would end the parent's session).
+    def test_closing_a_store_in_a_forked_child_leaves_the_parents_connection_alone
+      store = new_store
+      authority = store.authority(unique_name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      pid = fork_child do
+        store.close
+        GC.start
+      end
+      assert_predicate wait_child(pid), :success?
+      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token, "the parent's connection still works"
+    end
+
     def test_resources_are_independent
       store = new_store
       one = store.authority(unique_name)

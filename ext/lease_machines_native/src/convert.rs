@@ -9,6 +9,8 @@ use magnus::{
     TryConvert, Value,
 };
 
+use crate::errors::{raise, Failure};
+
 /// The largest owner or token, as Ruby users see it.
 const U64_RANGE: &str = "0..18446744073709551615";
 const TOKEN_RANGE: &str = "1..18446744073709551615";
@@ -34,17 +36,32 @@ fn shown(value: Value) -> String {
 /// `expected` is how the argument is described in the message.
 fn bounded_u64(ruby: &Ruby, value: Value, name: &str, expected: &str) -> Result<u64, Error> {
     let Some(integer) = Integer::from_value(value) else {
-        return Err(Error::new(
-            ruby.exception_type_error(),
-            format!("{name} must be {expected}, got {}", shown(value)),
+        return Err(raise(
+            ruby,
+            Failure::Type(format!("{name} must be {expected}, got {}", shown(value))),
         ));
     };
     integer.to_u64().map_err(|_| {
-        Error::new(
-            ruby.exception_range_error(),
-            format!("{name} must be {expected}, got {}", value.inspect()),
+        raise(
+            ruby,
+            Failure::Range(format!(
+                "{name} must be {expected}, got {}",
+                value.inspect()
+            )),
         )
     })
+}
+
+/// `nil`, or the argument as `convert` reads it.
+pub fn or_nil<T>(
+    value: Value,
+    convert: impl FnOnce(Value) -> Result<T, Error>,
+) -> Result<Option<T>, Error> {
+    if value.is_nil() {
+        Ok(None)
+    } else {
+        convert(value).map(Some)
+    }
 }
 
 /// An Integer in `0..2**64-1`.
@@ -66,9 +83,11 @@ pub fn issued_token(ruby: &Ruby, value: Value, name: &str) -> Result<FencingToke
     let expected = format!("an Integer in {TOKEN_RANGE}");
     let raw = bounded_u64(ruby, value, name, &expected)?;
     FencingToken::new(raw).ok_or_else(|| {
-        Error::new(
-            ruby.exception_range_error(),
-            format!("{name} must be {expected} (tokens start at 1), got 0"),
+        raise(
+            ruby,
+            Failure::Range(format!(
+                "{name} must be {expected} (tokens start at 1), got 0"
+            )),
         )
     })
 }
@@ -85,12 +104,15 @@ pub fn optional_token(
     let expected = format!("nil or an Integer in {TOKEN_RANGE}");
     let raw = bounded_u64(ruby, value, name, &expected)?;
     FencingToken::new(raw).map(Some).ok_or_else(|| {
-        Error::new(
-            ruby.exception_range_error(),
-            format!("{name} must be {expected}, got 0"),
+        raise(
+            ruby,
+            Failure::Range(format!("{name} must be {expected}, got 0")),
         )
     })
 }
+
+/// How a time argument is read: [`time_arg`] (seconds) or [`nanos_arg`].
+pub type TimeArg = fn(&Ruby, Value, &str) -> Result<Duration, Error>;
 
 /// Seconds as an Integer or Float: finite, non-negative and representable as a
 /// `Duration` (nanosecond resolution; a Float rounds to the nearest nanosecond).
@@ -98,12 +120,12 @@ pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error
     if let Some(float) = Float::from_value(value) {
         let secs = float.to_f64();
         if !secs.is_finite() || secs < 0.0 {
-            return Err(Error::new(
-                ruby.exception_arg_error(),
-                format!(
+            return Err(raise(
+                ruby,
+                Failure::Argument(format!(
                     "{name} must be a finite, non-negative number of seconds, got {}",
                     value.inspect()
-                ),
+                )),
             ));
         }
         return Duration::try_from_secs_f64(secs).map_err(|_| too_large(ruby, value, name));
@@ -111,12 +133,12 @@ pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error
     if let Some(integer) = Integer::from_value(value) {
         let negative = is_negative(value, integer);
         if negative {
-            return Err(Error::new(
-                ruby.exception_arg_error(),
-                format!(
+            return Err(raise(
+                ruby,
+                Failure::Argument(format!(
                     "{name} must be a finite, non-negative number of seconds, got {}",
                     value.inspect()
-                ),
+                )),
             ));
         }
         return integer
@@ -124,43 +146,40 @@ pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error
             .map(Duration::from_secs)
             .map_err(|_| too_large(ruby, value, name));
     }
-    Err(Error::new(
-        ruby.exception_type_error(),
-        format!(
+    Err(raise(
+        ruby,
+        Failure::Type(format!(
             "{name} must be an Integer or Float (seconds), got {}",
             shown(value)
-        ),
+        )),
     ))
 }
 
 fn too_large(ruby: &Ruby, value: Value, name: &str) -> Error {
-    Error::new(
-        ruby.exception_arg_error(),
-        format!(
+    raise(ruby, Failure::Argument(format!(
             "{name} is too large to represent (at most 18446744073709551615.999999999 seconds), got {}",
             value.inspect()
-        ),
-    )
+        )))
 }
 
 /// A time in exact nanoseconds, as stored in `@expires_at_ns`/`@observed_ns`.
 pub fn nanos_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error> {
     let Some(integer) = Integer::from_value(value) else {
-        return Err(Error::new(
-            ruby.exception_type_error(),
-            format!(
+        return Err(raise(
+            ruby,
+            Failure::Type(format!(
                 "{name} must be a non-negative Integer (nanoseconds), got {}",
                 shown(value)
-            ),
+            )),
         ));
     };
     if is_negative(value, integer) {
-        return Err(Error::new(
-            ruby.exception_arg_error(),
-            format!(
+        return Err(raise(
+            ruby,
+            Failure::Argument(format!(
                 "{name} must be a non-negative Integer (nanoseconds), got {}",
                 value.inspect()
-            ),
+            )),
         ));
     }
     let nanos = u128::try_convert(value).map_err(|_| too_large(ruby, value, name))?;
@@ -190,18 +209,23 @@ pub fn secs_value(duration: Duration) -> f64 {
 
 /// `:reject` or `:clamp`.
 pub fn clock_policy_arg(ruby: &Ruby, value: Value) -> Result<ClockPolicy, Error> {
-    let name = Symbol::from_value(value).and_then(|symbol| symbol.name().ok());
-    match name.as_deref() {
-        Some("reject") => Ok(ClockPolicy::Reject),
-        Some("clamp") => Ok(ClockPolicy::Clamp),
-        _ => Err(Error::new(
-            ruby.exception_arg_error(),
-            format!(
-                "clock_policy must be :reject or :clamp, got {}",
-                value.inspect()
-            ),
-        )),
+    // The Symbols themselves, not their names: a name is read only up to a
+    // NUL, so `:"clamp\0anything"` would otherwise pass as `:clamp`.
+    if let Some(symbol) = Symbol::from_value(value) {
+        if symbol == ruby.sym_new("reject") {
+            return Ok(ClockPolicy::Reject);
+        }
+        if symbol == ruby.sym_new("clamp") {
+            return Ok(ClockPolicy::Clamp);
+        }
     }
+    Err(raise(
+        ruby,
+        Failure::Argument(format!(
+            "clock_policy must be :reject or :clamp, got {}",
+            value.inspect()
+        )),
+    ))
 }
 
 /// The Symbol of a clock policy.

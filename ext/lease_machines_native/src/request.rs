@@ -1,0 +1,204 @@
+//! `LeaseMachines::Native::Request`: one decision a store is asked to make.
+//! Its arguments are checked once, when it is made, exactly as the in-memory
+//! `Authority` checks them; it is then decided on the resource's stored row as
+//! often as the store needs (the PostgreSQL fast path decides again after a
+//! lost compare-and-set). Frozen and immutable; only the four constructors
+//! make one.
+//!
+//! ```ruby
+//! request = Native::Request.acquire(owner, now, ttl)     # now: nil (the store's clock) or seconds
+//! request = Native::Request.reacquire(owner, now, ttl)
+//! request = Native::Request.renew(owner, token, now, ttl)
+//! request = Native::Request.release(owner, token, now)
+//! decision, columns = request.decide(name, columns, clock_ns)
+//! ```
+//!
+//! A store's timeline is whole nanoseconds since the Unix epoch: `now` and
+//! `ttl` must fit `u64` nanoseconds, and the authority that decides has that
+//! as its horizon, so every deadline it grants fits the row.
+
+use core::time::Duration;
+
+use lease_machines::{Checkpoint, ClockPolicy, Decision, FencingToken, LeaseAuthority, OwnerId};
+use magnus::{function, method, prelude::*, Error, RArray, RModule, Ruby, Value};
+
+use crate::{
+    classes::ClassSlot,
+    convert, decision,
+    errors::{self, Failure},
+    row,
+};
+
+/// The last instant of a store's timeline: `2**64-1` nanoseconds.
+const HORIZON: Duration = Duration::from_nanos(u64::MAX);
+
+/// What is asked, with the arguments only that request takes.
+#[derive(Clone, Copy)]
+enum Operation {
+    /// `acquire`, for a TTL.
+    Acquire(Duration),
+    /// `reacquire`, for a TTL.
+    Reacquire(Duration),
+    /// `renew` with a presented token (`None`: 0, always stale), for a TTL.
+    Renew(Option<FencingToken>, Duration),
+    /// `release` with a presented token.
+    Release(Option<FencingToken>),
+}
+
+/// One checked request.
+#[magnus::wrap(class = "LeaseMachines::Native::Request", free_immediately, size)]
+struct Request {
+    owner: OwnerId,
+    /// `None`: decide at the store's clock.
+    now: Option<Duration>,
+    operation: Operation,
+}
+
+static CLASS: ClassSlot = ClassSlot::new();
+
+/// A time argument (seconds) that must fit the store's timeline.
+fn store_time(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error> {
+    let time = convert::time_arg(ruby, value, name)?;
+    if time > HORIZON {
+        return Err(errors::raise(
+            ruby,
+            Failure::Argument(format!(
+                "{name} is too large for a store (its timeline is whole nanoseconds in \
+                 0..18446744073.709551615 seconds since the Unix epoch), got {}",
+                value.inspect()
+            )),
+        ));
+    }
+    Ok(time)
+}
+
+/// `now`: `nil` for the store's clock, or seconds.
+fn store_now(ruby: &Ruby, value: Value) -> Result<Option<Duration>, Error> {
+    convert::or_nil(value, |now| store_time(ruby, now, "now"))
+}
+
+fn owner_arg(ruby: &Ruby, value: Value) -> Result<OwnerId, Error> {
+    convert::u64_arg(ruby, value, "owner").map(OwnerId::new)
+}
+
+impl Request {
+    fn frozen(
+        ruby: &Ruby,
+        owner: OwnerId,
+        now: Option<Duration>,
+        operation: Operation,
+    ) -> Result<Value, Error> {
+        CLASS.frozen(
+            ruby,
+            Self {
+                owner,
+                now,
+                operation,
+            },
+        )
+    }
+
+    /// `acquire` and `reacquire`: the same arguments, checked in the same
+    /// order (owner, now, ttl).
+    fn grant(
+        ruby: &Ruby,
+        [owner, now, ttl]: [Value; 3],
+        operation: fn(Duration) -> Operation,
+    ) -> Result<Value, Error> {
+        let owner = owner_arg(ruby, owner)?;
+        let now = store_now(ruby, now)?;
+        let ttl = store_time(ruby, ttl, "ttl")?;
+        Self::frozen(ruby, owner, now, operation(ttl))
+    }
+
+    /// `Request.acquire(owner, now, ttl)`.
+    fn acquire(ruby: &Ruby, owner: Value, now: Value, ttl: Value) -> Result<Value, Error> {
+        Self::grant(ruby, [owner, now, ttl], Operation::Acquire)
+    }
+
+    /// `Request.reacquire(owner, now, ttl)`.
+    fn reacquire(ruby: &Ruby, owner: Value, now: Value, ttl: Value) -> Result<Value, Error> {
+        Self::grant(ruby, [owner, now, ttl], Operation::Reacquire)
+    }
+
+    /// `renew` and `release`: a holder's owner, presented token and `now`,
+    /// checked in that order (then `renew`'s ttl).
+    fn held(
+        ruby: &Ruby,
+        [owner, token, now]: [Value; 3],
+    ) -> Result<(OwnerId, Option<FencingToken>, Option<Duration>), Error> {
+        let owner = owner_arg(ruby, owner)?;
+        let token = convert::presented_token(ruby, token, "token")?;
+        Ok((owner, token, store_now(ruby, now)?))
+    }
+
+    /// `Request.renew(owner, token, now, ttl)`.
+    fn renew(
+        ruby: &Ruby,
+        owner: Value,
+        token: Value,
+        now: Value,
+        ttl: Value,
+    ) -> Result<Value, Error> {
+        let (owner, token, now) = Self::held(ruby, [owner, token, now])?;
+        let ttl = store_time(ruby, ttl, "ttl")?;
+        Self::frozen(ruby, owner, now, Operation::Renew(token, ttl))
+    }
+
+    /// `Request.release(owner, token, now)`.
+    fn release(ruby: &Ruby, owner: Value, token: Value, now: Value) -> Result<Value, Error> {
+        let (owner, token, now) = Self::held(ruby, [owner, token, now])?;
+        Self::frozen(ruby, owner, now, Operation::Release(token))
+    }
+
+    /// `request.decide(name, columns, clock_ns)`: restores the authority from
+    /// the row (`nil`: a resource with no row; `name` only names it in a
+    /// `StoreError` about a bad row) with the `:clamp` clock policy and the
+    /// store's horizon, decides at the request's `now` or else at `clock_ns`
+    /// (Integer nanoseconds, the store's clock, read only then), and answers
+    /// `[decision, columns to write]`, the second `nil` when the decision
+    /// changed nothing.
+    fn decide(
+        ruby: &Ruby,
+        rb_self: &Self,
+        name: Value,
+        columns: Value,
+        clock_ns: Value,
+    ) -> Result<RArray, Error> {
+        let now = match rb_self.now {
+            Some(now) => now,
+            None => Duration::from_nanos(convert::u64_arg(ruby, clock_ns, "clock_ns")?),
+        };
+        let before = row::decode(ruby, name, columns)?;
+        let mut authority = LeaseAuthority::restore(row::restore(ruby, name, before)?)
+            .with_clock_policy(ClockPolicy::Clamp)
+            .with_horizon(HORIZON);
+        let owner = rb_self.owner;
+        let decision: Decision = match rb_self.operation {
+            Operation::Acquire(ttl) => authority.acquire(owner, now, ttl),
+            Operation::Reacquire(ttl) => authority.reacquire(owner, now, ttl),
+            Operation::Renew(token, ttl) => authority.renew(owner, token, now, ttl),
+            Operation::Release(token) => authority.release(owner, token, now),
+        };
+        let after = authority.checkpoint().flat();
+        let read = before.unwrap_or_else(|| Checkpoint::default().flat());
+        let written = if after == read {
+            ruby.qnil().as_value()
+        } else {
+            row::encode(ruby, after).as_value()
+        };
+        Ok(ruby.ary_new_from_values(&[decision::value(ruby, decision)?, written]))
+    }
+}
+
+/// Defines `LeaseMachines::Native::Request`.
+pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
+    let class = native.define_class("Request", ruby.class_object())?;
+    CLASS.define::<Request>(ruby, class)?;
+    class.define_singleton_method("acquire", function!(Request::acquire, 3))?;
+    class.define_singleton_method("reacquire", function!(Request::reacquire, 3))?;
+    class.define_singleton_method("renew", function!(Request::renew, 4))?;
+    class.define_singleton_method("release", function!(Request::release, 3))?;
+    class.define_method("decide", method!(Request::decide, 3))?;
+    Ok(())
+}

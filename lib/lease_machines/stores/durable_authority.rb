@@ -1,0 +1,63 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    # A durable authority for one resource: the same calls and keywords as
+    # {LeaseMachines::Authority}, with `now:` optional (the store's clock by
+    # default). Every call is one committed transaction; nothing is kept in
+    # this object, so any number of them, in any number of processes, share
+    # the resource's history. The clock policy is always `:clamp`.
+    #
+    # Each call checks its arguments first (the core's checks and messages, in
+    # the core's order), as a {Native::Request}, before any transaction starts.
+    class DurableAuthority
+      # @return [Store]
+      attr_reader :store
+      # @return [String] the resource name
+      attr_reader :name
+
+      # Use {Store#authority}.
+      def initialize(store, name)
+        @store = store
+        @name = name
+        freeze
+      end
+
+      # @return [Decision]
+      def acquire(owner:, ttl:, now: nil)
+        @store.decide(@name, Native::Request.acquire(owner, now, ttl))
+      end
+
+      # @return [Decision]
+      def reacquire(owner:, ttl:, now: nil)
+        @store.decide(@name, Native::Request.reacquire(owner, now, ttl))
+      end
+
+      # @return [Decision]
+      def renew(owner:, token:, ttl:, now: nil)
+        @store.decide(@name, Native::Request.renew(owner, token, now, ttl))
+      end
+
+      # @return [Decision]
+      def release(owner:, token:, now: nil)
+        @store.decide(@name, Native::Request.release(owner, token, now))
+      end
+
+      # The committed state (read without taking the row lock).
+      # @return [Checkpoint]
+      def checkpoint
+        @store.committed_checkpoint(@name)
+      end
+
+      # @return [Symbol] always `:clamp`
+      def clock_policy
+        :clamp
+      end
+
+      def inspect
+        "#<#{self.class.name} name=#{@name.inspect} store=#{@store.class.name}>"
+      end
+      alias to_s inspect
+    end
+  end
+end

@@ -1,0 +1,61 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Postgres < Store
+      # A decision with a before_commit hook (and an operator's force release,
+      # and setup!): one explicit READ COMMITTED transaction, `SELECT ... FOR
+      # UPDATE` of the row with the clock read after the lock is granted, the
+      # decision, `UPDATE`, the hook, `COMMIT`. What {Store#decide} and
+      # {Store#force_release} are given as `tx`.
+      class LockedTransaction
+        # BEGIN, yield the transaction, COMMIT (see {Failures#transaction}).
+        # @param begin_sql [String] BEGIN, and SET LOCAL lock_timeout when the
+        #   store bounds lock waits
+        def self.run(session, begin_sql, failures)
+          failures.transaction(session) do
+            session.connection.exec(begin_sql)
+            yield new(session.connection, failures)
+          end
+        end
+
+        # @return [PG::Connection]
+        attr_reader :connection
+
+        def initialize(connection, failures)
+          @connection = connection
+          @failures = failures
+        end
+
+        # Locks the resource's row (creating it first when missing and
+        # `create`), then reads the store clock. @return [[Array<String>,
+        # Integer]] the five columns and the clock in milliseconds ([nil, nil]
+        # for a missing row when not `create`)
+        def lock(name, create:)
+          result = @connection.exec_params(LOCK_SQL, [name])
+          if result.ntuples.zero?
+            return [nil, nil] unless create
+
+            @connection.exec_params(INSERT_SQL, [name])
+            result = @connection.exec_params(LOCK_SQL, [name])
+          end
+          values = result.values.first
+          raise @failures.problem("the row for resource #{name.inspect} vanished while locked") unless values
+
+          [values.first(5), Integer(values.fetch(5), 10)]
+        end
+
+        # Writes the five columns (decimal Strings or nil).
+        def write(name, columns, exists:)
+          raise Failures.internal("the row is always created before it is locked") unless exists
+
+          result = @connection.exec_params(UPDATE_SQL, [name, *columns])
+          return if result.cmd_tuples == 1
+
+          raise @failures.row_count("updating", name, result.cmd_tuples)
+        end
+      end
+      private_constant :LockedTransaction
+    end
+  end
+end

@@ -1,0 +1,85 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Postgres < Store
+      # How the fast path sends its statements: prepared once per server
+      # session (unless prepared_statements is false), and a bounded one (a
+      # write, which may wait for the row lock) under SET LOCAL lock_timeout,
+      # sent with the statement as one implicit transaction.
+      #
+      # PostgreSQL keeps prepared statements per server session: a connection
+      # is marked with the backend it prepared them on, and a reset connection
+      # (a new backend) prepares them again. A session that lost them behind
+      # the same backend (DISCARD ALL) prepares them again, once.
+      class PreparedStatements
+        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL].to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.freeze
+        SESSIONS = ObjectSpace::WeakMap.new
+
+        # @param prepared [Boolean] prepare the statements (false: send them
+        #   unprepared every time)
+        # @param lock_timeout_ms [Integer, nil] the bound of a bounded statement
+        def initialize(prepared, lock_timeout_ms, failures)
+          @prepared = prepared
+          @lock_timeout_ms = lock_timeout_ms
+          @failures = failures
+        end
+
+        # Runs one of the fast path's statements. @return [PG::Result]
+        def run(session, sql, params, bounded:)
+          conn = session.connection
+          fresh = @prepared && ready(conn)
+          if bounded && @lock_timeout_ms
+            conn.exec("SET LOCAL lock_timeout = #{@lock_timeout_ms}; #{inline(conn, sql, params)}")
+          elsif @prepared
+            conn.exec_prepared(NAMES.fetch(sql), params)
+          else
+            conn.exec_params(sql, params)
+          end
+        rescue PG::InvalidSqlStatementName => e
+          if fresh || !session.idle?
+            raise @failures.problem("#{@failures.summary(e)}: the connection lost this store's prepared statements " \
+                                    "again right after preparing them (a pooler in transaction mode?); use " \
+                                    "prepared_statements: false")
+          end
+
+          SESSIONS[conn] = 0 # forgotten: prepare them again
+          retry
+        end
+
+        private
+
+        # Prepares the statements the session lacks. @return [Boolean]
+        #   whether it had to look
+        def ready(conn)
+          pid = conn.backend_pid
+          return false if SESSIONS[conn] == pid
+
+          present = conn.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lease\\_machines\\_%'")
+                        .column_values(0)
+          NAMES.each { |sql, name| conn.prepare(name, sql) unless present.include?(name) }
+          SESSIONS[conn] = pid
+          true
+        end
+
+        # The statement with its parameters as SQL literals: `EXECUTE` of the
+        # prepared statement, or the statement itself. Every parameter is the
+        # resource name (quoted by libpq) or a decimal String this store made.
+        def inline(conn, sql, params)
+          literals = params.each_with_index.map do |value, index|
+            if value.nil? then "NULL"
+            elsif index.zero? then conn.escape_literal(value)
+            elsif value.match?(/\A[0-9]+\z/) then value
+            else
+              raise Failures.internal("parameter #{index + 1} is not a decimal: #{value.inspect}")
+            end
+          end
+          return "EXECUTE #{NAMES.fetch(sql)}(#{literals.join(', ')})" if @prepared
+
+          sql.gsub(/\$(\d+)/) { literals.fetch(Integer(Regexp.last_match(1), 10) - 1) }
+        end
+      end
+      private_constant :PreparedStatements
+    end
+  end
+end

@@ -1,0 +1,84 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Postgres < Store
+      # One PG::Connection as the store uses it for a call: checked before
+      # use, and left usable after a failure. The connection object
+      # {Failures#transaction} and {Failures#committing} sort failures on. A
+      # connection source (Connections) yields one for every call.
+      class Session
+        IDLE = PG::PQTRANS_IDLE
+
+        # @return [PG::Connection]
+        attr_reader :connection
+
+        def initialize(connection)
+          @connection = connection
+        end
+
+        # Checks the connection before a call and reconnects a broken one.
+        # @return [self]
+        def ready
+          conn = @connection
+          unless conn.is_a?(PG::Connection)
+            raise TypeError, "the connection source yielded #{conn.inspect}, expected a PG::Connection"
+          end
+          raise Failures.closed("PostgreSQL") if conn.finished?
+
+          reconnect if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
+          return self if conn.transaction_status == IDLE
+
+          raise Failures.in_transaction("PostgreSQL", ", so give the store a connection that is not in one")
+        end
+
+        # Reconnects (raising what the driver raises).
+        def reconnect
+          @connection.reset
+        end
+
+        # Whether the connection is open, healthy and outside a transaction.
+        def idle?
+          conn = @connection
+          !conn.finished? && conn.status == PG::CONNECTION_OK && conn.transaction_status == IDLE
+        end
+
+        # Whether the server answered `error` and the connection is still
+        # idle: the statement was refused, and nothing was committed.
+        def refused?(error)
+          error.is_a?(PG::Error) && !error.result.nil? && idle?
+        end
+
+        # Leaves the connection idle: ROLLBACK, or a reconnect when a query is
+        # still in flight (an interrupt) or the connection broke.
+        def roll_back
+          conn = @connection
+          return if conn.finished?
+
+          if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
+            recover
+          elsif conn.transaction_status != IDLE
+            conn.exec("ROLLBACK")
+          end
+        rescue StandardError
+          recover
+        end
+
+        # Reconnects, quietly.
+        def recover
+          reconnect
+        rescue StandardError
+          nil # the next call checks the connection again before using it
+        end
+
+        # @return [String, nil] nil when COMMIT committed, else what the server
+        #   answered (ROLLBACK, when a statement in the transaction had failed)
+        def commit
+          answer = @connection.exec("COMMIT").cmd_status
+          answer == "COMMIT" ? nil : answer
+        end
+      end
+      private_constant :Session
+    end
+  end
+end

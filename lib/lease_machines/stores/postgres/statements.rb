@@ -1,0 +1,46 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    # The SQL the PostgreSQL store sends (the store is in postgres.rb).
+    class Postgres < Store
+      CLOCK_MS = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+      # Every value is read back as text, so decoding never depends on a type
+      # map the connection's owner installed (ActiveRecord installs one).
+      COLUMNS_AS_TEXT = "r.last_issued::text, r.lease_owner::text, r.lease_token::text, " \
+                        "r.lease_expires_at_ns::text, r.observed_ns::text"
+      COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
+
+      # --- the locked transaction (with a before_commit hook) -------------------
+
+      # The outer projection runs on rows the inner LockRows has locked, so the
+      # clock is read after the lock is granted (a subquery with FOR UPDATE is
+      # never flattened into its parent).
+      LOCK_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
+                 "FROM (SELECT #{COLUMNS} FROM #{TABLE} WHERE name = $1 FOR UPDATE) AS r".freeze
+      INSERT_SQL = "INSERT INTO #{TABLE} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING".freeze
+      UPDATE_SQL = "UPDATE #{TABLE} SET last_issued = $2, lease_owner = $3, lease_token = $4, " \
+                   "lease_expires_at_ns = $5, observed_ns = $6, updated_at = clock_timestamp() WHERE name = $1".freeze
+
+      # --- the fast path (no before_commit hook) ---------------------------------
+
+      # The row (every column NULL when the resource has no row yet;
+      # observed_ns is never NULL in a row) and the clock, then a
+      # compare-and-set write.
+      READ_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
+                 "FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = $1".freeze
+      CAS_SQL = "#{UPDATE_SQL} AND (#{COLUMNS}) IS NOT DISTINCT FROM " \
+                "($7::numeric, $8::numeric, $9::numeric, $10::numeric, $11::numeric)".freeze
+      CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
+                   "ON CONFLICT (name) DO NOTHING".freeze
+
+      # --- operators' reads --------------------------------------------------------
+
+      STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
+                       "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text".freeze
+      STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = $1".freeze
+      STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON true " \
+                     "ORDER BY r.name COLLATE \"C\"".freeze
+    end
+  end
+end

@@ -1,0 +1,56 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    # A resource this process opened (a store's own database connection):
+    # opened on first use, and again in a forked child. A child never touches
+    # the one it inherited: it does not use it, close it or even let it be
+    # finalized (it stays referenced here for as long as the child runs),
+    # because that would end the parent's session (PostgreSQL) or upset its
+    # locks (SQLite). Fork while no call is in flight on it.
+    #
+    # Not thread-safe: the caller serializes its use (every store holds a
+    # Mutex around it).
+    class ProcessLocal
+      # @yieldreturn the resource, newly opened (the block may raise; the next
+      #   use tries again)
+      def initialize(&open)
+        @open = open
+        @resource = nil
+        @pid = nil
+        @inherited = []
+      end
+
+      # @return this process's resource, opened now when it has none yet
+      def current
+        return @resource if @pid == Process.pid
+
+        keep_inherited
+        @resource = @open.call
+        @pid = Process.pid
+        @resource
+      end
+
+      # Yields the resource to be closed when this process opened it (a
+      # parent's is kept untouched), then forgets it: the next use opens a new
+      # one.
+      def close
+        if @resource && @pid == Process.pid
+          yield @resource
+          @resource = nil
+          @pid = nil
+        else
+          keep_inherited
+        end
+      end
+
+      private
+
+      def keep_inherited
+        @inherited << @resource if @resource
+        @resource = nil
+        @pid = nil
+      end
+    end
+  end
+end

@@ -1,0 +1,36 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class SQLite < Store
+      # One decision transaction on the store's connection, inside BEGIN
+      # IMMEDIATE (the write lock is held).
+      class Transaction
+        # @return [SQLite3::Database]
+        attr_reader :connection
+
+        def initialize(connection, store, failures)
+          @statements = connection
+          @connection = connection.database
+          @store = store
+          @failures = failures
+        end
+
+        # Reads the resource's row, then the store clock. @return
+        # [[Array<String, nil>, nil], Integer] the five stored columns (nil: no
+        # row) and the clock in milliseconds
+        def lock(name, create:) # rubocop:disable Lint/UnusedMethodArgument -- the row is inserted by #write
+          [@statements.run(LOCK_SQL, name), @store.clock_ms]
+        end
+
+        # Writes the five columns (decimal Strings or nil).
+        def write(name, columns, exists:)
+          @statements.run(exists ? UPDATE_SQL : INSERT_SQL, name, *columns)
+          return if @connection.changes == 1
+
+          raise @failures.row_count("writing", name, @connection.changes)
+        end
+      end
+    end
+  end
+end

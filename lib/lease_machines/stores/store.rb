@@ -1,0 +1,107 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    # What every engine shares: the decision transaction and the operator
+    # calls. An engine provides #transaction (BEGIN, yield a transaction object
+    # with #lock/#write/#connection, COMMIT), #read_status and #read_statuses.
+    class Store
+      # @return [#call, nil] the hook run before every COMMIT (see {Commit})
+      attr_reader :before_commit
+
+      def initialize(before_commit: nil)
+        unless before_commit.nil? || before_commit.respond_to?(:call)
+          raise TypeError, "before_commit must respond to #call, got #{before_commit.inspect}"
+        end
+
+        @before_commit = before_commit
+      end
+
+      # The durable authority for one resource. Cheap: every object for the
+      # same name (from this store or any other on the same database) shares
+      # one committed history.
+      # @return [DurableAuthority]
+      def authority(name)
+        DurableAuthority.new(self, Stores.resource_name(name))
+      end
+
+      # One resource's committed state, or nil when it has no row.
+      # @return [Status, nil]
+      def status(name)
+        read_status(Stores.resource_name(name))
+      end
+
+      # Every resource's committed state, ordered by name.
+      # @return [Array<Status>]
+      def statuses
+        read_statuses
+      end
+
+      # Operator action: clears the lease record whoever holds it. The token
+      # high-water mark stays, so the next grant gets a greater token and the
+      # old holder is fenced at the resource. The observed clock advances to
+      # the store clock (never back).
+      # @return [Status, nil] the state before the release; nil when the
+      #   resource has no row (nothing was written)
+      def force_release(name)
+        name = Stores.resource_name(name)
+        transaction do |tx|
+          columns, clock_ms = tx.lock(name, create: false)
+          next nil unless columns
+
+          before = Native.row_checkpoint(name, columns)
+          clock_ns = clock_ms * NANOS_PER_MILLISECOND
+          after = Checkpoint.exact(last_issued: before.last_issued, lease: nil,
+                                   observed_ns: [before.observed_ns, clock_ns].max)
+          after_columns = Native.row_columns(after)
+          tx.write(name, after_columns, exists: true) unless after == before
+          notify(tx, name, nil, after_columns)
+          Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
+                     observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
+        end
+      end
+
+      # @api private: one decision in one transaction: lock the row, let the
+      # request decide on it (at the store clock unless it carries a `now`),
+      # write the row when it changed, run the hook, commit.
+      # @param request [Native::Request]
+      def decide(name, request)
+        transaction do |tx|
+          columns, clock_ms = tx.lock(name, create: true)
+          decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND)
+          tx.write(name, after, exists: !columns.nil?) if after
+          notify(tx, name, decision, after || columns)
+          decision
+        end
+      end
+
+      # @api private: the committed checkpoint of one resource (an empty one
+      # when the resource has no row).
+      def committed_checkpoint(name)
+        status = read_status(name)
+        return Native.row_checkpoint(name, nil) unless status
+
+        status.checkpoint
+      end
+
+      private
+
+      # Runs the hook. `columns` is the row being committed (nil: a resource
+      # with no row).
+      def notify(transaction, name, decision, columns)
+        return unless @before_commit
+
+        @before_commit.call(Commit.new(store: self, name: name, decision: decision,
+                                       checkpoint: Native.row_checkpoint(name, columns),
+                                       connection: transaction.connection))
+      end
+
+      def build_status(name, columns, updated_at, clock_ms)
+        checkpoint = Native.row_checkpoint(name, columns)
+        Status.new(name: name, last_issued: checkpoint.last_issued, lease: checkpoint.lease,
+                   observed_ns: checkpoint.observed_ns, updated_at: updated_at,
+                   clock_ns: clock_ms * NANOS_PER_MILLISECOND).freeze
+      end
+    end
+  end
+end
