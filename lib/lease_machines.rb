@@ -18,4 +18,7 @@ require_relative "lease_machines/holder"
 module LeaseMachines
   # Durable stores load their database drivers only when used.
   autoload :Stores, "lease_machines/stores"
+  # Fences at the protected resource, likewise.
+  autoload :Fences, "lease_machines/fences"
+  autoload :FencedError, "lease_machines/fenced_error"
 end

@@ -51,4 +51,4 @@ namespace :bench do
 end
 
 desc "Run every benchmark (bench/*_bench.rb); starts Redis and PostgreSQL on loopback"
-task bench: %w[bench:decisions bench:memory bench:servers bench:stores]
+task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences]

@@ -65,7 +65,9 @@ module LeaseMachines
 
         @clock = clock || HOST_CLOCK
         @mutex = Mutex.new
-        driver = Failures::Driver.new(error: ::SQLite3::Exception, hint: MISSING_TABLE_HINT,
+        # `to_s`: sqlite3 2.x appends the SQL to `message`.
+        driver = Failures::Driver.new(error: ::SQLite3::Exception, summary: ->(error) { error.to_s },
+                                      hint: MISSING_TABLE_HINT,
                                       lock_wait: [::SQLite3::BusyException, "busy_timeout (#{@busy_timeout_ms} ms)"])
         @failures = Failures.new("SQLite", @path, driver: driver, server: false)
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures) }

@@ -1,0 +1,37 @@
+-- lease_machines: fences, one row per protected resource (PostgreSQL).
+--
+-- A row is the fence of one resource: the highest token any guarded write to
+-- it has shown (its high-water mark). LeaseMachines::Fences::Postgres#guard
+-- raises the mark and runs the guarded writes in one transaction, so the mark
+-- moves if and only if those writes commit. The fence may live in a different
+-- database from the lease store: the token is the only link (docs/FENCES.md).
+-- LeaseMachines::Fences::Postgres#setup! reads and runs this file (it is also
+-- LeaseMachines::Fences::Postgres::SCHEMA_SQL) inside one transaction that
+-- holds an advisory lock, so it is safe to run again and from many processes at
+-- once. To manage the schema yourself, run it from your own migration (Rails:
+-- `execute LeaseMachines::Fences::Postgres::SCHEMA_SQL`).
+--
+-- Encoding. Tokens are unsigned 64-bit integers, and bigint is signed.
+-- highest is numeric(20,0): exact over 0..18446744073709551615, compared
+-- correctly by SQL, readable as it is. The CHECK keeps a hand-written value
+-- from turning the comparison around (a negative mark would let every token
+-- through); it is checked only when the mark is written.
+--
+-- The guard is one statement (the mark moves only up, and equal tokens pass):
+--
+--   INSERT INTO lease_machines_fences AS fence (resource, highest) VALUES ($1, $2)
+--   ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
+--   WHERE fence.highest IS NULL OR fence.highest <= excluded.highest
+--
+-- It locks the resource's row whether or not it updates it, so concurrent
+-- guards of one resource are ordered by the row lock, and each compares with
+-- the mark the previous one committed. No row changed means the token is
+-- below the mark: the write is fenced. The library never deletes a row and
+-- never lowers a mark; neither should you.
+CREATE TABLE IF NOT EXISTS lease_machines_fences (
+  resource   text          NOT NULL,
+  highest    numeric(20,0),
+  CONSTRAINT lease_machines_fences_pkey PRIMARY KEY (resource),
+  CONSTRAINT lease_machines_fences_highest_is_a_token
+    CHECK (highest BETWEEN 0 AND 18446744073709551615)
+);

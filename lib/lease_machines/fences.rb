@@ -1,0 +1,54 @@
+# frozen_string_literal: true
+
+require "lease_machines"
+require_relative "fenced_error"
+
+module LeaseMachines
+  # Fences at the protected resource, kept in the resource's own database: a
+  # table with one row per resource holding its mark, the highest token a
+  # guarded write has shown, raised in the same transaction as the writes it
+  # guards.
+  #
+  # Load an engine explicitly (the base gem needs neither sqlite3 nor pg):
+  #
+  #   require "lease_machines/fences/postgres"       # LeaseMachines::Fences::Postgres
+  #   require "lease_machines/fences/sqlite"         # LeaseMachines::Fences::SQLite
+  #   require "lease_machines/fences/active_record"  # LeaseMachines::Fences::Record, for models
+  #
+  #   fences = LeaseMachines::Fences::Postgres.new(connection)
+  #   fences.setup!
+  #   fences.guard("reports/nightly", token) { |conn| ...writes on conn... }
+  #
+  # See docs/FENCES.md. The parts, one concept a file (lib/lease_machines/fences/):
+  #
+  # - table.rb: {Table}, what every engine shares (setup!, guard, highest);
+  # - driver_guard.rb: {DriverGuard}, a guard's transaction (or savepoint) on
+  #   a driver connection; active_record/session.rb: the same through
+  #   ActiveRecord's transactions;
+  # - token.rb, resource_name.rb: the arguments' rules; stored_token.rb: how
+  #   columns hold tokens; failures.rb: how a guard's own statements fail;
+  # - connections.rb, active_record/source.rb: where connections come from;
+  # - sqlite/, postgres/: the engines' sessions and SQL; schema.rb: the
+  #   table's SQL (db/*/002_create_lease_machines_fences.sql);
+  # - active_record/record.rb and its neighbours: fenced rows of a model.
+  module Fences
+    # The fence table (found through the connection's search_path on PostgreSQL).
+    TABLE = "lease_machines_fences"
+
+    # Each engine loads its driver only when it is first used.
+    autoload :SQLite, "lease_machines/fences/sqlite"
+    autoload :Postgres, "lease_machines/fences/postgres"
+    autoload :Record, "lease_machines/fences/active_record"
+  end
+end
+
+require_relative "fences/token"
+require_relative "fences/resource_name"
+require_relative "fences/stored_token"
+require_relative "fences/schema"
+require_relative "fences/failures"
+require_relative "fences/connections"
+require_relative "fences/driver_guard"
+require_relative "fences/active_record/session"
+require_relative "fences/active_record/source"
+require_relative "fences/table"

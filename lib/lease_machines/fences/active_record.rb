@@ -1,0 +1,9 @@
+# frozen_string_literal: true
+
+require "active_record"
+require "lease_machines/fences"
+require_relative "active_record/token_type"
+require_relative "active_record/fence_column"
+require_relative "active_record/row_update"
+require_relative "active_record/upsert"
+require_relative "active_record/record"

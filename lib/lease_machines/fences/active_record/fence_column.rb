@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    # A model's token column, checked against its declared SQL type the first
+    # time the model fences a write, and the condition every fenced statement
+    # adds: `column IS NULL OR column <= token`.
+    #
+    # The column must hold every token exactly and compare in SQL as tokens
+    # do (see {StoredToken}):
+    #
+    # - PostgreSQL: numeric(20,0) (`t.decimal :lease_token, precision: 20, scale: 0`),
+    #   or a text column (`t.string :lease_token, limit: 20`);
+    # - SQLite: a column of TEXT affinity (`t.string :lease_token, limit: 20`).
+    #
+    # An integer column cannot hold 2**63 and above, and SQLite would turn the
+    # 20-digit text into a number (a REAL past 2**63) in a column of numeric
+    # affinity: both are refused with the migration line to use instead.
+    class FenceColumn
+      POSTGRES_TYPES = /\A(numeric(\((2\d|[3-9]\d|\d{3,}),0\))?|text|character varying(\((2\d|[3-9]\d|\d{3,})\))?)\z/
+      private_constant :POSTGRES_TYPES
+
+      # @return [String] the column's name
+      attr_reader :name
+
+      def initialize(model, name)
+        @model = model
+        @name = name
+        @checked = false
+      end
+
+      # Checks the column once (it needs the schema, so not before the first
+      # fenced write).
+      # @return [self]
+      # @raise [ArgumentError] naming the column, its type and the fix
+      def checked
+        return self if @checked
+
+        column = @model.columns_hash[@name]
+        raise ArgumentError, "#{@model.name} has no column #{@name} (fenced_by :#{@name}): #{migration_hint}" unless column
+
+        sql_type = column.sql_type.to_s
+        unless exact?(sql_type)
+          raise ArgumentError, "#{@model.name}##{@name} is #{sql_type}, which cannot hold every token exactly or compare " \
+                               "tokens in SQL: #{migration_hint}"
+        end
+        @checked = true
+        self
+      end
+
+      # The rows of `scope` that `token` may write: those whose token is NULL
+      # (never fenced) or at most `token`.
+      def admitting(scope, token)
+        scope.where(@name => nil).or(scope.where(@name => ..token))
+      end
+
+      private
+
+      def sqlite?
+        @model.connection.adapter_name.match?(/sqlite/i)
+      end
+
+      def exact?(sql_type)
+        return sql_type.match?(/CHAR|CLOB|TEXT/i) && !sql_type.match?(/INT/i) if sqlite?
+
+        sql_type.match?(POSTGRES_TYPES)
+      end
+
+      def migration_hint
+        if sqlite?
+          "declare it as text (add_column :#{@model.table_name}, :#{@name}, :string, limit: 20)"
+        else
+          "declare it as numeric(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
+        end
+      end
+    end
+  end
+end

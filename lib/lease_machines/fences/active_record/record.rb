@@ -1,0 +1,110 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    # Row-level fencing for an ActiveRecord model: every row carries the token
+    # of the last lease that wrote it, and a fenced write updates a row only
+    # when its token is NULL or at most the writer's, in the same UPDATE.
+    #
+    #   class Report < ApplicationRecord
+    #     include LeaseMachines::Fences::Record
+    #     fenced_by :lease_token            # the column (lease_token when no name is given)
+    #   end
+    #
+    #   report.fenced_update!(token, body: text)                     # true, or FencedError
+    #   Report.fenced_update_all(token, { day: today }, body: text)  # the number of rows updated
+    #   Report.fenced_upsert!(token, { day: today, body: text }, unique_by: :day)
+    #
+    # Token 0 is never issued: it is refused before anything is sent
+    # (FencedError, or 0 rows for the `_all` form), as everywhere in the gem.
+    # Only ActiveRecord's public API is used (Rails 6.1 to 8). See
+    # docs/FENCES.md, "Fenced rows".
+    module Record
+      DEFAULT_COLUMN = :lease_token
+
+      def self.included(model)
+        unless model.is_a?(Class) && model < ::ActiveRecord::Base
+          raise TypeError, "#{self} must be included into an ActiveRecord model, not #{model.inspect}"
+        end
+
+        model.extend(ClassMethods)
+      end
+
+      # The class side: the configuration and the statements for many rows.
+      module ClassMethods
+        # Names the token column and declares its type ({TokenType}). Call it
+        # once, in the class body.
+        # @param column [Symbol, String]
+        def fenced_by(column = DEFAULT_COLUMN)
+          unless column.is_a?(Symbol) || column.is_a?(String)
+            raise TypeError, "column must be a Symbol or a String (the token column), got #{column.inspect}"
+          end
+
+          name = column.to_s
+          raise ArgumentError, "column must not be empty" if name.empty?
+
+          attribute(name, TokenType.new(self, name))
+          @fence_column = FenceColumn.new(self, name)
+        end
+
+        # @api private: the checked column
+        # @return [FenceColumn]
+        def fence_column
+          column = @fence_column || (superclass.respond_to?(:fence_column) ? superclass.fence_column : nil)
+          unless column
+            raise ArgumentError, "#{name} has no token column: add `fenced_by :#{DEFAULT_COLUMN}` (or the column's " \
+                                 "name) to the class"
+          end
+
+          column.checked
+        end
+
+        # One UPDATE of the rows matching `conditions` (what `where` takes)
+        # whose token is NULL or at most `token`, setting `attributes` and
+        # the token. Like `update_all`: no validations, callbacks or
+        # timestamps; the model's default scope applies.
+        # @return [Integer] the number of rows updated (0 for token 0)
+        def fenced_update_all(token, conditions, attributes)
+          token = Token.check(token)
+          column = fence_column
+          values = Record.checked_attributes(attributes, column)
+          return 0 if token.zero?
+
+          column.admitting(where(conditions), token).update_all(values.merge(column.name => token))
+        end
+
+        # Inserts the row, or overwrites it when its token is NULL or at most
+        # `token` ({Upsert}).
+        # @return [true]
+        # @raise [FencedError] when the existing row holds a greater token
+        def fenced_upsert!(token, attributes, unique_by:)
+          token = Token.check(token)
+          column = fence_column
+          Upsert.new(self, column).run(token, Record.checked_attributes(attributes, column), unique_by)
+        end
+      end
+
+      # @api private: `attributes` checked: a Hash that leaves the token
+      # column to the fence.
+      def self.checked_attributes(attributes, column)
+        raise TypeError, "attributes must be a Hash, got #{attributes.inspect}" unless attributes.is_a?(Hash)
+        if attributes.key?(column.name) || attributes.key?(column.name.to_sym)
+          raise ArgumentError, "attributes must not set #{column.name}: the fence writes the token"
+        end
+
+        attributes
+      end
+
+      # Writes the record's changes and `attributes` with one fenced UPDATE
+      # of its row ({RowUpdate}).
+      # @return [true]
+      # @raise [FencedError] when the row holds a greater token (or is gone):
+      #   nothing was written, the record keeps its changes unsaved
+      def fenced_update!(token, attributes = {})
+        token = Token.check(token)
+        column = self.class.fence_column
+        RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column))
+      end
+    end
+  end
+end

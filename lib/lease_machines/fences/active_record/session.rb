@@ -1,0 +1,88 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    # One ActiveRecord connection (adapter) as a guard uses it: the guard is
+    # `adapter.transaction(requires_new: true)`, so ActiveRecord's own
+    # transaction bookkeeping sees it. Outside a transaction that is a
+    # transaction of its own; inside one (an `ActiveRecord::Base.transaction`
+    # block, a Rails migration) a savepoint. The mark is raised by the first
+    # statement inside it, the block runs next, and ActiveRecord commits (or
+    # releases the savepoint). A refused mark raises FencedError and an
+    # exception from the block is re-raised: in both cases ActiveRecord rolls
+    # the transaction (or the savepoint) back, the mark with it. Raising
+    # ActiveRecord::Rollback in the block rolls back the same way and makes
+    # the guard return nil, as it does for `transaction`.
+    #
+    # The fence's own statements go through the adapter (logged and
+    # instrumented as ActiveRecord's are); their failures raise StoreError.
+    # COMMIT's failures are ActiveRecord's, raised as `transaction` raises
+    # them.
+    class ActiveRecordSession
+      NAME = "LeaseMachines::Fences"
+
+      # One engine's SQL for ActiveRecord: `adapter` matches the adapter's
+      # name, `mark_sql` and `highest_sql` take bind parameters, `token`
+      # turns a token into its bind value, `setup` lists the statements of
+      # setup! for a schema.
+      Dialect = Struct.new(:engine, :adapter, :mark_sql, :highest_sql, :token, :setup, keyword_init: true)
+
+      # @return [Failures]
+      attr_reader :failures
+
+      def initialize(adapter, dialect, failures)
+        @adapter = adapter
+        @dialect = dialect
+        @failures = failures
+      end
+
+      # What the guard's block is given: the adapter.
+      def argument
+        @adapter
+      end
+
+      # @return [self]
+      def ready
+        name = @adapter.adapter_name
+        return self if name.match?(@dialect.adapter)
+
+        raise TypeError, "the ActiveRecord connection is #{name}, not #{@dialect.engine}: use the fence class of " \
+                         "its engine"
+      end
+
+      # @return the block's value
+      def guard(resource, token)
+        @adapter.transaction(requires_new: true) do
+          changed = statement { @adapter.exec_update(@dialect.mark_sql, NAME, [resource, @dialect.token.call(token)]) }
+          raise FencedError.new(resource: resource, token: token, highest: highest(resource)) unless changed == 1
+
+          yield @adapter
+        end
+      end
+
+      # @return [Integer, nil] the resource's mark
+      def highest(resource)
+        value = statement { @adapter.select_value(@dialect.highest_sql, NAME, [resource]) }
+        StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+      end
+
+      # Runs the schema (without its comment lines: ActiveRecord 6.1 scans a
+      # statement for a leading comment with a pattern that takes
+      # exponential time over many comment lines).
+      def setup(sql)
+        sql = sql.lines.grep_v(/\A\s*--/).join
+        @adapter.transaction(requires_new: true) do
+          @dialect.setup.call(sql).each { |each_sql| statement { @adapter.execute(each_sql) } }
+        end
+      end
+
+      private
+
+      def statement
+        yield
+      rescue ::ActiveRecord::StatementInvalid => e
+        raise @failures.statement(e.cause || e)
+      end
+    end
+  end
+end

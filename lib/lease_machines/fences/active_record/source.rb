@@ -1,0 +1,57 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    module Connections
+      # ActiveRecord as a fence's connection: `ActiveRecord::Base` (or a model
+      # class), a connection pool, or one connection (adapter). With a class
+      # or a pool every call uses the calling thread's connection
+      # (`with_connection`), the one its models and its
+      # `ActiveRecord::Base.transaction` blocks use, so a guard made inside
+      # such a block joins that transaction.
+      class ActiveRecord
+        # Whether `connection` is something this source takes.
+        def self.accepts?(connection)
+          model_class?(connection) || pool?(connection) || adapter?(connection)
+        end
+
+        def self.model_class?(connection)
+          connection.is_a?(Class) && connection.respond_to?(:connection_pool)
+        end
+
+        def self.pool?(connection)
+          connection.respond_to?(:with_connection) && connection.respond_to?(:checkout)
+        end
+
+        def self.adapter?(connection)
+          connection.respond_to?(:raw_connection) && connection.respond_to?(:transaction_open?)
+        end
+
+        # @param dialect [ActiveRecordSession::Dialect]
+        def initialize(connection, dialect, failures)
+          @dialect = dialect
+          @failures = failures
+          if ActiveRecord.adapter?(connection)
+            @adapter = connection
+          else
+            @pool = ActiveRecord.model_class?(connection) ? connection.connection_pool : connection
+          end
+        end
+
+        def with
+          return yield session(@adapter) if @adapter
+
+          @pool.with_connection { |adapter| yield session(adapter) }
+        end
+
+        def close; end
+
+        private
+
+        def session(adapter)
+          ActiveRecordSession.new(adapter, @dialect, @failures).ready
+        end
+      end
+    end
+  end
+end

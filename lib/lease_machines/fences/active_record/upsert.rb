@@ -1,0 +1,73 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    # One `Model.fenced_upsert!(token, attributes, unique_by:)`: creates the
+    # row, or overwrites it when its token is NULL or at most `token`, in one
+    # statement (PostgreSQL and SQLite share the syntax):
+    #
+    #   INSERT INTO reports (day, body, lease_token, created_at, updated_at) VALUES (...)
+    #   ON CONFLICT (day) DO UPDATE SET body = excluded.body, lease_token = excluded.lease_token,
+    #     updated_at = excluded.updated_at
+    #   WHERE reports.lease_token IS NULL OR reports.lease_token <= excluded.lease_token
+    #
+    # `unique_by` names the columns of a unique index (the conflict target).
+    # No row inserted or updated means fenced. Values are cast and serialized
+    # by the model's attribute types, then quoted by the connection; no
+    # callbacks or validations run (as for ActiveRecord's `upsert_all`), and
+    # `created_at`/`updated_at` are set when the model records timestamps.
+    class Upsert
+      def initialize(model, column)
+        @model = model
+        @column = column
+      end
+
+      # @return [true]
+      def run(token, attributes, unique_by)
+        keys = Array(unique_by).map(&:to_s)
+        values = attributes.transform_keys(&:to_s)
+        missing = keys - values.keys
+        raise ArgumentError, "attributes must include the unique_by columns, missing #{missing.join(', ')}" if missing.any?
+
+        values[@column.name] = token
+        timestamps(values)
+        return true if token.positive? && execute(values, keys) == 1
+
+        highest = @model.unscoped.where(values.slice(*keys)).pick(@column.name)
+        raise FencedError.new(resource: "#{@model.name} #{values.slice(*keys).map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}",
+                              token: token, highest: highest)
+      end
+
+      private
+
+      def timestamps(values)
+        return unless @model.record_timestamps
+
+        now = Time.now
+        %w[created_at created_on updated_at updated_on].each do |name|
+          values[name] = now if @model.has_attribute?(name) && !values.key?(name)
+        end
+      end
+
+      def execute(values, keys)
+        connection = @model.connection
+        columns = values.keys
+        quoted = columns.map { |name| connection.quote_column_name(name) }
+        table = connection.quote_table_name(@model.table_name)
+        guarded = "#{table}.#{connection.quote_column_name(@column.name)}"
+        updates = columns.reject { |name| keys.include?(name) || name.start_with?("created_") }
+        connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
+          INSERT INTO #{table} (#{quoted.join(', ')}) VALUES (#{columns.map { |name| literal(name, values[name]) }.join(', ')})
+          ON CONFLICT (#{keys.map { |name| connection.quote_column_name(name) }.join(', ')}) DO UPDATE SET
+          #{updates.map { |name| "#{connection.quote_column_name(name)} = excluded.#{connection.quote_column_name(name)}" }.join(', ')}
+          WHERE #{guarded} IS NULL OR #{guarded} <= excluded.#{connection.quote_column_name(@column.name)}
+        SQL
+      end
+
+      def literal(name, value)
+        type = @model.type_for_attribute(name)
+        @model.connection.quote(type.serialize(type.cast(value)))
+      end
+    end
+  end
+end

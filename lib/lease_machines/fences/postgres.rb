@@ -1,0 +1,97 @@
+# frozen_string_literal: true
+
+require "pg"
+require "lease_machines/fences"
+
+module LeaseMachines
+  module Fences
+    # Fences in a PostgreSQL database: one row per resource in
+    # `lease_machines_fences` (found through the connection's search_path),
+    # marks as numeric(20,0).
+    #
+    #   fences = LeaseMachines::Fences::Postgres.new(PG.connect(ENV.fetch("DATABASE_URL")))
+    #   fences.setup!
+    #   fences.guard("reports/nightly", token) { |conn| conn.exec_params("UPDATE reports ...", [...]) }
+    #
+    # The connection may be a PG::Connection you own (this fence serializes
+    # its own use of it), a connection URL String (the fence opens, owns and
+    # closes the connection, and opens a new one in a forked child), a pool
+    # responding to `with { |pg_connection| }` (connection_pool), or
+    # ActiveRecord (`ActiveRecord::Base`, a model class, a pool or a
+    # connection).
+    #
+    # A guard of its own sends BEGIN and the mark as one query, then the
+    # block's statements, then COMMIT: the round trips of the plain
+    # transaction it guards. The mark's statement takes the resource's row
+    # lock, so concurrent guards of one resource wait for each other and each
+    # compares with the mark the previous one committed. BEGIN keeps the
+    # session's isolation level: under REPEATABLE READ or SERIALIZABLE a guard
+    # that waited for another fails with PostgreSQL's serialization error
+    # (StoreError) instead of FencedError; it writes nothing either way.
+    class Postgres < Table
+      SCHEMA_SQL = Schema.sql(:postgres)
+      # @param connection [PG::Connection, String, #with, ActiveRecord] see the class comment
+      # @param prepared_statements [Boolean] prepare the mark's statement once
+      #   per server session (false: send it with BEGIN as one simple query,
+      #   planned every time, for a pooler that cannot keep prepared
+      #   statements, such as PgBouncer before 1.21 in transaction mode).
+      #   ActiveRecord connections follow their own setting.
+      def initialize(connection, prepared_statements: true)
+        unless [true, false].include?(prepared_statements)
+          raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
+        end
+
+        @prepared = prepared_statements
+        super(source(connection))
+      end
+
+      private
+
+      def source(connection)
+        case connection
+        when String
+          owned_failures = failures("PostgreSQL")
+          Connections::Owned.new { session(connect(connection, owned_failures), owned_failures) }
+        when PG::Connection then Connections::Shared.new(session(connection, failures("PostgreSQL")))
+        else other(connection)
+        end
+      end
+
+      def session(connection, failures)
+        Session.new(connection, failures, prepared: @prepared)
+      end
+
+      def connect(url, failures)
+        PG.connect(url)
+      rescue PG::Error => e
+        raise failures.statement(e, "could not connect")
+      end
+
+      def other(connection)
+        if Connections::ActiveRecord.accepts?(connection)
+          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"))
+        elsif connection.respond_to?(:with)
+          pool_failures = failures("PostgreSQL")
+          Connections::Pool.new(connection) { |conn| session(conn, pool_failures) }
+        else
+          raise TypeError, "connection must be a PG::Connection, a connection URL String, a pool responding to " \
+                           "#with, or ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection), " \
+                           "got #{connection.inspect}"
+        end
+      end
+
+      def failures(label)
+        schema = "#{self.class}::SCHEMA_SQL"
+        hint = lambda do |error|
+          missing = error.is_a?(PG::UndefinedTable) || error.message.include?(%(relation "#{TABLE}" does not exist))
+          missing ? "; create the table with fences.setup! (or run #{schema} in a migration)" : ""
+        end
+        Failures.new(label, PG::Error, hint)
+      end
+    end
+  end
+end
+
+# Its parts, which reopen the class.
+require_relative "postgres/statements"
+require_relative "postgres/session"

@@ -1,0 +1,189 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    class Postgres < Table
+      # One PG::Connection as a guard uses it (see {DriverGuard}): the guard's
+      # statements, its transaction or savepoint, and the connection checked
+      # before use and left usable after a failure. BEGIN keeps the session's
+      # isolation level.
+      #
+      # The mark's statement is prepared once per server session (named
+      # lease_machines_fence_mark), and prepared again after a reconnect or
+      # when it vanished (DISCARD ALL). Without prepared statements (for a
+      # pooler that cannot keep them) BEGIN and the mark go to the server as
+      # one simple query instead, planned every time.
+      class Session
+        include Statements
+
+        MARK_NAME = "lease_machines_fence_mark"
+        # The connections the mark is prepared on, with the server session
+        # (backend pid) it was prepared in.
+        PREPARED = ObjectSpace::WeakMap.new
+        private_constant :PREPARED
+
+        # @return [Failures]
+        attr_reader :failures
+
+        def initialize(connection, failures, prepared: true)
+          @connection = connection
+          @failures = failures
+          @prepared = prepared
+        end
+
+        # What the guard's block is given.
+        def argument
+          @connection
+        end
+
+        # Checks the connection before a call and reconnects a broken one
+        # that is not inside a transaction.
+        # @return [self]
+        def ready
+          conn = @connection
+          unless conn.is_a?(PG::Connection)
+            raise TypeError, "the connection source yielded #{conn.inspect}, expected a PG::Connection"
+          end
+          raise @failures.problem("the connection is closed (finished)") if conn.finished?
+
+          conn.reset if conn.status != PG::CONNECTION_OK
+          self
+        rescue PG::Error => e
+          raise @failures.statement(e, "could not reconnect")
+        end
+
+        def in_transaction?
+          case @connection.transaction_status
+          when PG::PQTRANS_IDLE then false
+          when PG::PQTRANS_INTRANS then true
+          when PG::PQTRANS_INERROR
+            raise @failures.problem("the connection's transaction has already failed (a statement in it raised): " \
+                                    "roll it back before guarding a write")
+          else raise @failures.problem("the connection is busy (a query is in flight) or broken")
+          end
+        end
+
+        def begin_and_mark(resource, token)
+          open_and_mark("BEGIN", "ROLLBACK", resource, token)
+        end
+
+        def savepoint_and_mark(resource, token)
+          open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token)
+        end
+
+        # @return [Integer, nil] the resource's mark
+        def highest(resource)
+          result = @connection.exec_params(HIGHEST_SQL, [resource])
+          value = result.ntuples.zero? ? nil : result.getvalue(0, 0)
+          StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # Runs `sql` in a transaction of its own (or under a savepoint inside
+        # the caller's), with concurrent setups serialized by an advisory lock.
+        def setup(sql)
+          joined = in_transaction?
+          @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
+          begin
+            @connection.exec("SET LOCAL client_min_messages = warning")
+            @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
+            @connection.exec(sql)
+          rescue PG::Error => e
+            joined ? roll_back_savepoint : roll_back
+            raise @failures.statement(e, "rolled back: nothing was created")
+          end
+          joined ? release_savepoint : @failures.committing(self) { commit }
+        end
+
+        # @return [String, nil] nil when COMMIT committed, else the server's
+        #   answer (ROLLBACK, when a statement in the transaction had failed)
+        def commit
+          answer = @connection.exec("COMMIT").cmd_status
+          answer == "COMMIT" ? nil : answer
+        end
+
+        # Leaves the connection outside any transaction: ROLLBACK, or a
+        # reconnect when the connection broke (the server rolled back).
+        def roll_back
+          conn = @connection
+          return if conn.finished?
+
+          if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
+            recover
+          elsif conn.transaction_status != PG::PQTRANS_IDLE
+            conn.exec("ROLLBACK")
+          end
+        rescue StandardError
+          recover
+        end
+
+        def roll_back_savepoint
+          @connection.exec("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        def release_savepoint
+          @connection.exec("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        # Whether the server answered `error` to COMMIT and the connection is
+        # still healthy and idle: nothing was committed.
+        def refused?(error)
+          conn = @connection
+          error.is_a?(PG::Error) && !error.result.nil? && !conn.finished? && conn.status == PG::CONNECTION_OK &&
+            conn.transaction_status == PG::PQTRANS_IDLE
+        end
+
+        private
+
+        # Opens the transaction (or savepoint) with `opening` and raises the
+        # mark. A prepared mark that vanished from the server (DISCARD ALL)
+        # fails before anything was written: the guard goes back (`undo`),
+        # prepares it again, and starts over, once.
+        # @return [Integer] the rows the mark changed
+        def open_and_mark(opening, undo, resource, token)
+          unless @prepared
+            return @connection.exec("#{opening}; #{Statements.mark_literal(@connection, resource,
+                                                                           token)}").cmd_tuples
+          end
+
+          prepare_mark
+          @connection.exec(opening)
+          begin
+            @connection.exec_prepared(MARK_NAME, [resource, token.to_s]).cmd_tuples
+          rescue PG::InvalidSqlStatementName
+            @connection.exec(undo)
+            PREPARED[@connection] = nil
+            prepare_mark
+            @connection.exec(opening) if undo == "ROLLBACK"
+            @connection.exec_prepared(MARK_NAME, [resource, token.to_s]).cmd_tuples
+          end
+        end
+
+        def prepare_mark
+          pid = @connection.backend_pid
+          return if PREPARED[@connection] == pid
+
+          begin
+            @connection.prepare(MARK_NAME, MARK_SQL)
+          rescue PG::DuplicatePstatement
+            nil # prepared in this server session by another fence on the same connection
+          end
+          PREPARED[@connection] = pid
+        end
+
+        public
+
+        # Closes the connection (one the fence opened).
+        def close
+          @connection.finish unless @connection.finished?
+        end
+
+        # Reconnects, quietly (the next call checks the connection again).
+        def recover
+          @connection.reset
+        rescue StandardError
+          nil
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,84 @@
+# frozen_string_literal: true
+
+require "sqlite3"
+require "lease_machines/fences"
+
+module LeaseMachines
+  module Fences
+    # Fences in an SQLite database: one row per resource in
+    # `lease_machines_fences`, marks as 20-digit text ({StoredToken}).
+    #
+    #   fences = LeaseMachines::Fences::SQLite.new("/var/lib/reports/reports.sqlite3")
+    #   fences.setup!
+    #   fences.guard("reports/nightly", token) { |db| db.execute("UPDATE reports ...") }
+    #
+    # The connection may be a path (the fence opens, owns and closes the
+    # database, in WAL mode with synchronous = FULL, and opens it again in a
+    # forked child), an SQLite3::Database you own, or ActiveRecord
+    # (`ActiveRecord::Base`, a model class, a pool or a connection). A guard
+    # of its own runs in BEGIN IMMEDIATE, so it waits (up to the busy
+    # timeout) for the write lock before it reads the mark. A guard inside
+    # your transaction joins it: open that one with BEGIN IMMEDIATE too, or
+    # SQLite may refuse to turn a reading transaction into a writing one
+    # (SQLITE_BUSY, StoreError) when another process wrote in between.
+    class SQLite < Table
+      SCHEMA_SQL = Schema.sql(:sqlite)
+      MISSING_TABLE = "no such table: #{TABLE}".freeze
+      private_constant :MISSING_TABLE
+
+      # @param connection [String, SQLite3::Database, ActiveRecord] see the class comment
+      # @param busy_timeout [Numeric] seconds a database the fence opens waits
+      #   for the write lock (a database you give keeps its own setting)
+      def initialize(connection, busy_timeout: 5.0)
+        unless busy_timeout.is_a?(Numeric) && busy_timeout.real? && busy_timeout.finite? && busy_timeout.positive?
+          raise ArgumentError, "busy_timeout must be a positive number of seconds, got #{busy_timeout.inspect}"
+        end
+
+        super(source(connection, (busy_timeout * 1000).ceil))
+      end
+
+      private
+
+      def source(connection, busy_timeout_ms)
+        case connection
+        when String
+          failures = failures("SQLite (#{connection})")
+          Connections::Owned.new { Session.new(open_database(connection, busy_timeout_ms, failures), failures, prepared: true) }
+        when ::SQLite3::Database then Connections::Shared.new(Session.new(connection, failures("SQLite"), prepared: false))
+        else
+          unless Connections::ActiveRecord.accepts?(connection)
+            raise TypeError, "connection must be a database path String, an SQLite3::Database or ActiveRecord " \
+                             "(ActiveRecord::Base, a model class, a pool or a connection), got #{connection.inspect}"
+          end
+
+          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("SQLite (ActiveRecord)"))
+        end
+      end
+
+      def failures(label)
+        schema = "#{self.class}::SCHEMA_SQL"
+        hint = lambda do |error|
+          error.message.include?(MISSING_TABLE) ? "; create the table with fences.setup! (or run #{schema})" : ""
+        end
+        Failures.new(label, ::SQLite3::Exception, hint)
+      end
+
+      def open_database(path, busy_timeout_ms, failures)
+        database = ::SQLite3::Database.new(path)
+        database.busy_timeout = busy_timeout_ms
+        mode = database.get_first_value("PRAGMA journal_mode = WAL")
+        raise failures.problem("cannot switch to WAL mode (journal_mode is #{mode.inspect})") unless mode.to_s.casecmp?("wal")
+
+        database.execute("PRAGMA synchronous = FULL")
+        database
+      rescue ::SQLite3::Exception => e
+        database&.close
+        raise failures.statement(e, "the database could not be opened")
+      end
+    end
+  end
+end
+
+# Its parts, which reopen the class.
+require_relative "sqlite/statements"
+require_relative "sqlite/session"

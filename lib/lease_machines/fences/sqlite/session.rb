@@ -1,0 +1,134 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    class SQLite < Table
+      # One SQLite3::Database as a guard uses it (see {DriverGuard}).
+      #
+      # A database the fence opened itself keeps its statements prepared. A
+      # database the caller gave is used without keeping any: the sqlite3 gem
+      # refuses to close a database while a prepared statement is open, so a
+      # fence that kept one would break the caller's `close`.
+      class Session
+        include Statements
+
+        # @return [Failures]
+        attr_reader :failures
+
+        def initialize(database, failures, prepared:)
+          @database = database
+          @failures = failures
+          @statements = prepared ? {} : nil
+        end
+
+        # What the guard's block is given.
+        def argument
+          @database
+        end
+
+        # @return [self]
+        def ready
+          raise @failures.problem("the database is closed") if @database.closed?
+
+          self
+        end
+
+        def in_transaction?
+          @database.transaction_active?
+        end
+
+        def begin_and_mark(resource, token)
+          run(BEGIN_SQL)
+          mark(resource, token)
+        end
+
+        def savepoint_and_mark(resource, token)
+          run("SAVEPOINT #{SAVEPOINT}")
+          mark(resource, token)
+        end
+
+        # @return [Integer, nil] the resource's mark
+        def highest(resource)
+          row = run(HIGHEST_SQL, resource)
+          StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # Runs `sql` (several statements) in a transaction of its own
+        # (BEGIN IMMEDIATE, so concurrent setups wait for each other), or
+        # under a savepoint inside the caller's.
+        def setup(sql)
+          joined = in_transaction?
+          run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          begin
+            @database.execute_batch(sql)
+          rescue ::SQLite3::Exception => e
+            joined ? roll_back_savepoint : roll_back
+            raise @failures.statement(e, "rolled back: nothing was created")
+          end
+          joined ? release_savepoint : @failures.committing(self) { commit }
+        end
+
+        # @return [nil] (SQLite answers COMMIT with an error or not at all)
+        def commit
+          run("COMMIT")
+          nil
+        end
+
+        def roll_back
+          @database.execute("ROLLBACK") if @database.transaction_active?
+        rescue StandardError
+          nil # the transaction went with the error: SQLite rolled it back itself
+        end
+        alias recover roll_back
+
+        def roll_back_savepoint
+          run("ROLLBACK TO SAVEPOINT #{SAVEPOINT}")
+          run("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        def release_savepoint
+          run("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        # Whether COMMIT failed and left the transaction open: SQLite refused
+        # it, and nothing was committed.
+        def refused?(error)
+          error.is_a?(::SQLite3::Exception) && @database.transaction_active?
+        end
+
+        # Finalizes the statements this session prepared and closes the
+        # database (one the fence opened).
+        def close
+          @statements&.each_value(&:close)
+          @statements&.clear
+          @database.close unless @database.closed?
+        end
+
+        private
+
+        def mark(resource, token)
+          run(MARK_SQL, resource, StoredToken.text(token))
+          @database.changes
+        end
+
+        # Runs one statement to its first row.
+        # @return [Array, nil]
+        def run(sql, *binds)
+          statement = @statements ? (@statements[sql] ||= @database.prepare(sql)) : @database.prepare(sql)
+          begin
+            statement.bind_params(*binds) unless binds.empty?
+            statement.step
+          ensure
+            @statements ? reset(statement) : statement.close
+          end
+        end
+
+        def reset(statement)
+          statement.reset!
+        rescue ::SQLite3::Exception
+          nil # a failed step raised its own error already; that one is the one that counts
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,98 @@
+# frozen_string_literal: true
+
+require_relative "fence_helper"
+require "open3"
+
+module LeaseMachines
+  # The fence outlives restarts of the resource's database (the persistence
+  # contract, promise 5). A PostgreSQL cluster of this test's own, on port
+  # 54340 in /tmp/lm_fence_restart_pg, started and stopped with
+  # script/postgres: the cluster every other test uses is never restarted.
+  class PostgresRestartTest < Minitest::Test
+    include FenceTestHelper
+
+    SCRIPT = File.expand_path("../../script/postgres", __dir__)
+    CLUSTER = { "LEASE_MACHINES_PG_PORT" => "54340", "LEASE_MACHINES_PG_DIR" => "/tmp/lm_fence_restart_pg" }.freeze
+
+    def setup
+      super
+      @url = cluster("start")
+      conn = PG.connect(@url)
+      conn.exec("SET client_min_messages = warning")
+      # The table setup! creates now is the one under test, not one a
+      # previous run left in this cluster.
+      conn.exec("DROP TABLE IF EXISTS lease_machines_fences")
+      conn.exec(FenceTestHelper::REPORTS_SQL)
+      conn.close
+      @fences = Fences::Postgres.new(@url).setup!
+    end
+
+    def teardown
+      @fences&.close
+      cluster("stop")
+      super
+    end
+
+    def cluster(command)
+      out, err, status = Open3.capture3(CLUSTER, SCRIPT, command)
+      assert_predicate status, :success?, "script/postgres #{command} failed: #{err}"
+      out.strip
+    end
+
+    def committed_body(name)
+      conn = PG.connect(@url)
+      conn.exec_params("SELECT body FROM #{REPORTS} WHERE name = $1", [name]).values.dig(0, 0)
+    ensure
+      conn&.close
+    end
+
+    def guard_write(resource, token)
+      @fences.guard(resource, token) { |conn| conn.exec_params(POSTGRES_UPSERT, [resource, "by token #{token}"]) }
+    end
+
+    def assert_the_fence_remembers(resource)
+      assert_equal 5, @fences.highest(resource), "the mark must survive the restart"
+      assert_fenced(resource, 4, 5) { guard_write(resource, 4) }
+      assert_equal "by token 5", committed_body(resource)
+      guard_write(resource, 5)
+      guard_write(resource, 6)
+      assert_equal "by token 6", committed_body(resource)
+    end
+
+    def test_the_mark_survives_a_clean_restart_of_the_server
+      resource = unique_name("restart")
+      guard_write(resource, 5)
+      @fences.close
+      cluster("stop")
+      assert_raises(PG::ConnectionBad) { PG.connect(@url).close }
+
+      assert_equal @url, cluster("start")
+      assert_the_fence_remembers(resource)
+    end
+
+    # `pg_ctl stop -m immediate` ends the server without a shutdown
+    # checkpoint, as a crash or a power cut would: the next start replays the
+    # write-ahead log. A guard that returned had committed, so its mark is in
+    # the log.
+    def test_the_mark_survives_a_crash_of_the_server
+      resource = unique_name("crash")
+      guard_write(resource, 5)
+      @fences.close
+      crash
+      assert_raises(PG::ConnectionBad) { PG.connect(@url).close }
+
+      cluster("start")
+      assert_the_fence_remembers(resource)
+    end
+
+    private
+
+    def crash
+      pg_ctl = Dir["/usr/lib/postgresql/*/bin/pg_ctl"].max
+      command = [pg_ctl, "-D", CLUSTER.fetch("LEASE_MACHINES_PG_DIR"), "-m", "immediate", "stop"]
+      command = ["runuser", "-u", "postgres", "--", *command] if Process.uid.zero?
+      _out, err, status = Open3.capture3(*command)
+      assert_predicate status, :success?, "pg_ctl stop -m immediate failed: #{err}"
+    end
+  end
+end
