@@ -1,133 +1,90 @@
 # frozen_string_literal: true
 
-# The stalled-worker story, told by lease_machines on a simulated clock. Run it
+# The stalled-worker story, told by lease_machines with real processes. Run it
 # with `bin/demo`, which first prepares the machine (bin/setup installs Ruby,
-# the gems and the compiled extension on a fresh one). Nothing sleeps: every
-# instant is passed in, so the story is the same on every run.
+# the gems and the compiled extension on a fresh one).
+#
+#   bin/demo                         # SQLite files in a temporary folder, nothing to configure
+#   bin/demo --store postgres://...  # the same story on PostgreSQL
+#   bin/demo --round fenced          # one round only (fenced or unfenced)
+#   bin/demo --simulated             # the story on a simulated clock, in one process
+#
+# Exits 1 when the fenced round lets the stale write through, 2 for bad arguments.
 
-# The demo: a report store guarded by a fence, and the story told over it.
+require "io/wait"
+require "optparse"
+require "tmpdir"
+require "fileutils"
+
+# The demo: the supervisor and its workers (script/demo/), and the simulated story.
 module LeaseMachinesDemo
   ROOT = File.expand_path("..", __dir__)
-
-  # The protected resource: one report, and the fence stored beside it. The
-  # fence check and the write happen as one step (here under one mutex; in a
-  # database, in one transaction), which is what makes the fence protect.
-  class ReportStore
-    attr_reader :report, :writer
-
-    def initialize
-      @fence = LeaseMachines::Fence.new
-      @mutex = Mutex.new
-      @report = nil
-      @writer = nil
-    end
-
-    # Writes when `token` passes the fence; returns whether it did.
-    def write(token:, writer:, text:)
-      @mutex.synchronize do
-        next false unless @fence.accept(token)
-
-        @report = text
-        @writer = writer
-        true
-      end
-    end
-
-    def highest = @fence.highest
-  end
-
-  # The terminal story; returns the store, so a test can check the outcome.
-  class Story
-    TTL = 30.0
-    CADENCE = { ttl: TTL, renew_after: 10.0, warn_before: 5.0 }.freeze
-
-    def initialize(out)
-      @out = out
-      @authority = LeaseMachines::Authority.new
-      @store = ReportStore.new
-      @cadence = LeaseMachines::Cadence.new(**CADENCE)
-    end
-
-    def run
-      @out.puts "lease_machines #{LeaseMachines::VERSION}: one report, two workers, a #{TTL.to_i}s lease.\n\n"
-      seven = worker_seven_starts
-      twelve = worker_twelve_takes_over
-      worker_seven_wakes(seven)
-      worker_twelve_carries_on(twelve)
-      outcome
-      @store
-    end
-
-    private
-
-    def say(time, who, text)
-      @out.puts format("t=%<time>5.1fs  %<who>-10s %<text>s", time: time, who: who, text: text)
-    end
-
-    def grant(owner, now)
-      decision = @authority.acquire(owner: owner, now: now, ttl: TTL)
-      lease = decision.lease
-      say(now, "worker #{owner}", "acquire -> #{decision.status}, token #{lease.token}, lease until t=#{lease.expires_at}s")
-      LeaseMachines::Holder.new(token: lease.token, at: now, cadence: @cadence)
-    end
-
-    def write(now, owner, holder, text)
-      written = @store.write(token: holder.token, writer: owner, text: text)
-      verdict = written ? "accepted" : "REFUSED by the fence (store has seen token #{@store.highest})"
-      say(now, "worker #{owner}", "writes #{text.inspect} with token #{holder.token} -> #{verdict}")
-      written
-    end
-
-    def worker_seven_starts
-      holder = grant(7, 0.0)
-      write(2.0, 7, holder, "draft by worker 7")
-      say(5.0, "worker 7", "sends its final write... and stalls (a long GC pause, a frozen VM)")
-      holder
-    end
-
-    def worker_twelve_takes_over
-      occupied = @authority.acquire(owner: 12, now: 20.0, ttl: TTL)
-      say(20.0, "worker 12", "acquire -> #{occupied.status} (#{occupied.reason}): worker 7 still holds the lease")
-      say(30.0, "authority", "worker 7's lease expires; nobody can tell worker 7")
-      holder = grant(12, 31.0)
-      write(32.0, 12, holder, "report by worker 12")
-      holder
-    end
-
-    def worker_seven_wakes(holder)
-      say(45.0, "worker 7", "wakes up; its holder says at_risk?=#{holder.at_risk?(45.0)}, " \
-                            "renewal_due?=#{holder.renewal_due?(45.0)}")
-      holder.refresh(45.0)
-      renewal = @authority.renew(owner: 7, token: holder.token, now: 45.0, ttl: TTL)
-      say(45.0, "worker 7", "renew token #{holder.token} -> #{renewal.status} (#{renewal.reason})")
-      holder.expire
-      say(45.0, "network", "worker 7's write, sent before the stall, reaches the store")
-      holder.fence unless write(45.0, 7, holder, "stale draft by worker 7")
-      say(45.0, "worker 7", "holder state: #{holder.state}; it stops")
-    end
-
-    def worker_twelve_carries_on(holder)
-      renewal = @authority.renew(owner: 12, token: holder.token, now: 46.0, ttl: TTL)
-      holder.confirm(token: renewal.lease.token, at: 46.0)
-      say(46.0, "worker 12", "renew token #{holder.token} -> #{renewal.status}, lease until t=#{renewal.lease.expires_at}s")
-    end
-
-    def outcome
-      @out.puts "\nOutcome: the report is #{@store.report.inspect}, written by worker #{@store.writer}; " \
-                "worker 7's late write (token 1) was turned away because the store had already accepted token " \
-                "#{@store.highest}."
-    end
-  end
+  ROUNDS = { "both" => %i[fenced unfenced], "fenced" => %i[fenced], "unfenced" => %i[unfenced] }.freeze
+  USAGE = "usage: bin/demo [--store postgres://...] [--round fenced|unfenced|both] [--simulated]"
 
   module_function
 
-  def run(out = $stdout)
-    Story.new(out).run
+  # The simulated story (`--simulated`); returns its report store.
+  def run_simulated(out = $stdout)
+    SimulatedStory.new(out).run
+  end
+
+  # The real story; returns its rounds (Supervisor::Round).
+  def run(out = $stdout, store: nil, rounds: ROUNDS.fetch("both"))
+    backend = store ? PostgresBackend.new(store) : SQLiteBackend.new
+    begin
+      Supervisor.new(backend, out).run(rounds)
+    ensure
+      backend.cleanup
+    end
+  end
+
+  def options(argv)
+    options = { simulated: false, store: nil, rounds: ROUNDS.fetch("both") }
+    rest = parser(options).parse(argv)
+    raise OptionParser::NeedlessArgument, rest.join(" ") unless rest.empty?
+
+    options
+  end
+
+  def parser(options)
+    OptionParser.new do |parser|
+      parser.banner = USAGE
+      parser.on("--store URL", "run the story on PostgreSQL (a postgres:// URL)") do |url|
+        raise OptionParser::InvalidArgument, url unless url.match?(%r{\Apostgres(ql)?://})
+
+        options[:store] = url
+      end
+      parser.on("--round ROUND", ROUNDS.keys, "fenced, unfenced or both (the default)") do |round|
+        options[:rounds] = ROUNDS.fetch(round)
+      end
+      parser.on("--simulated", "tell the story on a simulated clock, in one process") { options[:simulated] = true }
+    end
+  end
+
+  def main(argv)
+    options = options(argv)
+    return run_simulated && 0 if options[:simulated]
+
+    rounds = run(store: options[:store], rounds: options[:rounds])
+    rounds.any? { |round| round.fenced && round.stale_write_went_through? } ? 1 : 0
+  rescue OptionParser::ParseError => e
+    warn "bin/demo: #{e.message}"
+    warn USAGE
+    2
   end
 end
+
+require_relative "demo/timeline"
+require_relative "demo/simulated_story"
+require_relative "demo/sqlite_backend"
+require_relative "demo/postgres_backend"
+require_relative "demo/worker"
+require_relative "demo/supervisor"
 
 if $PROGRAM_NAME == __FILE__
   $LOAD_PATH.unshift(File.join(LeaseMachinesDemo::ROOT, "lib"))
   require "lease_machines"
-  LeaseMachinesDemo.run
+  $stdout.sync = true
+  exit LeaseMachinesDemo.main(ARGV)
 end
