@@ -101,7 +101,7 @@ module LeaseMachines
 
     def test_clock_policy_must_be_reject_or_clamp
       checkpoint = granted_authority.checkpoint
-      [:strict, "reject", "clamp", nil, 0, :Reject, [:reject], Object.new, :"clamp\0anything", :"reject\0"].each do |policy|
+      [:strict, "reject", "clamp", nil, 0, :Reject, [:reject], Object.new, :"clamp\x00anything", :"reject\x00"].each do |policy|
         message = "clock_policy must be :reject or :clamp, got #{policy.inspect}"
 
         assert_error(ArgumentError, message) { Authority.new(clock_policy: policy) }
