@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "open3"
+
 require_relative "store_contract"
 
 module LeaseMachines
@@ -285,6 +287,90 @@ module LeaseMachines
       assert_raises(StoreError) { bad.authority("x").acquire(owner: 1, ttl: 1) }
     end
 
+    # --- interrupted calls, outages, forks, bounded calls ---------------------------
+
+    # A restart of the server (a cluster of this test's own, started and
+    # stopped with script/postgres, so the one every other test uses is never
+    # restarted) while three threads decide on one store: calls fail with
+    # StoreError while the server is down, and every call after it is back
+    # works, on a URL store, a handed-in connection and a pool alike.
+    def test_a_store_recovers_after_the_server_restarts
+      url = server("start")
+      Stores::Postgres.new(url).tap(&:setup!).close
+      handed_in = PG.connect(url)
+      pool = TinyPool.new(Array.new(2) { PG.connect(url) })
+      [Stores::Postgres.new(url), Stores::Postgres.new(handed_in), Stores::Postgres.new(pool)].each_with_index do |store, round|
+        outcomes = decide_through_a_restart(store)
+        back = outcomes.fetch(:back)
+        errors = outcomes.fetch(:calls).reject { |_started, outcome| outcome == :ok }
+        errors.each { |_started, outcome| assert_kind_of StoreError, outcome }
+        late = errors.select { |started, _outcome| started > back }
+        assert late.empty?, "#{late.size} calls made after the server was back failed: " \
+                            "#{late.map(&:last).uniq(&:message).first(3)}"
+        assert(outcomes.fetch(:calls).any? { |started, outcome| started > back && outcome == :ok })
+        next unless round == 1
+
+        refute_predicate handed_in, :finished?, "the caller's connection object stays usable"
+        assert_equal 1, handed_in.exec("SELECT 1").getvalue(0, 0).to_i
+      end
+    ensure
+      handed_in&.close
+      pool&.connections&.each(&:close)
+      server("stop")
+    end
+
+    # A child that uses a URL store and exits (exit, or exit!) never touches
+    # the parent's session: the parent goes on on the same backend.
+    def test_a_forked_child_that_uses_the_store_and_exits_leaves_the_parents_session
+      store = new_store
+      name = unique_name
+      authority = store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      backend = parent_backend(store)
+      token = 1
+      %i[exit exit!].each do |how|
+        pid = fork do
+          code = authority.reacquire(owner: 1, now: 2, ttl: 1).granted? ? 0 : 1
+          how == :exit ? exit(code) : exit!(code)
+        end
+        _, status = Process.waitpid2(pid)
+        assert_predicate status, :success?, "the child (#{how}) decided"
+        token += 2 # the child's grant, then this one
+        assert_equal token, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's next call works"
+        assert_equal backend, parent_backend(store), "on the same backend (after #{how})"
+      end
+    end
+
+    # statement_timeout bounds every statement of a call, the read included:
+    # behind a migration's ACCESS EXCLUSIVE lock a call fails with StoreError
+    # within about the bound, and writes nothing.
+    def test_statement_timeout_bounds_the_whole_call_behind_an_exclusive_lock
+      name = unique_name
+      warm = new_store(statement_timeout: 0.2)
+      warm.authority(unique_name).acquire(owner: 1, ttl: 1) # its statements are prepared already
+      stores = [new_store(statement_timeout: 0.2), warm, new_store(statement_timeout: 0.2, lock_timeout: 0.2),
+                new_store(statement_timeout: 0.2, prepared_statements: false),
+                new_store(statement_timeout: 0.2, before_commit: ->(_commit) {})]
+      @admin.exec("BEGIN")
+      @admin.exec("LOCK TABLE lease_machines_resources IN ACCESS EXCLUSIVE MODE")
+      stores.each_with_index do |store, index|
+        started = monotonic
+        error = assert_raises(StoreError, "store #{index}") { store.authority(name).acquire(owner: 1, ttl: 30) }
+        refute_kind_of OutcomeUnknownError, error
+        assert_kind_of PG::QueryCanceled, error.cause, "store #{index}"
+        assert_operator monotonic - started, :<, 1.0, "store #{index}: about the bound"
+      end
+      started = monotonic
+      assert_raises(StoreError, "an operator's read too") { warm.status(name) }
+      assert_operator monotonic - started, :<, 1.0
+      @admin.exec("ROLLBACK")
+      assert_nil new_store.status(name), "nothing was written"
+      assert_predicate stores.last.authority(name).acquire(owner: 1, ttl: 30), :granted?
+      assert_raises(ArgumentError) { Stores::Postgres.new(@url, statement_timeout: 0) }
+    ensure
+      @admin.exec("ROLLBACK") if @admin.transaction_status != PG::PQTRANS_IDLE
+    end
+
     # A minimal pool: what connection_pool's `with` does.
     class TinyPool
       attr_reader :connections
@@ -301,6 +387,59 @@ module LeaseMachines
       ensure
         @free << connection if connection
       end
+    end
+
+    private
+
+    def parent_backend(store)
+      backend = nil
+      store.instance_variable_get(:@connections).with { |session| backend = session.connection.backend_pid }
+      backend
+    end
+
+    # The restart test's own cluster (port and folder of its own).
+    RESTART_CLUSTER = { "LEASE_MACHINES_PG_PORT" => "54341", "LEASE_MACHINES_PG_DIR" => "/tmp/lm_store_restart_pg" }.freeze
+    SCRIPT = File.expand_path("../../script/postgres", __dir__)
+
+    # Runs script/postgres on the restart cluster. @return [String] its output (the URL on start)
+    def server(action)
+      out, status = Open3.capture2(RESTART_CLUSTER, SCRIPT, action)
+      assert_predicate status, :success?, "script/postgres #{action}"
+      out.strip
+    end
+
+    # Three threads decide in a loop through a stop and a start of the server.
+    def decide_through_a_restart(store)
+      calls = Queue.new
+      running = true
+      threads = Array.new(3) do |index|
+        Thread.new do
+          authority = store.authority(unique_name("restart-#{index}"))
+          while running
+            started = monotonic
+            outcome = begin
+              authority.acquire(owner: index, ttl: 30)
+              :ok
+            rescue StandardError => e
+              e
+            end
+            calls << [started, outcome]
+            sleep 0.01
+          end
+        end
+      end
+      sleep 0.3
+      begin
+        server("stop")
+        sleep 1
+      ensure
+        server("start")
+      end
+      back = monotonic
+      sleep 1
+      running = false
+      threads.each(&:join)
+      { back: back, calls: Array.new(calls.size) { calls.pop } }
     end
   end
 end

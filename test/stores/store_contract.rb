@@ -175,6 +175,28 @@ module LeaseMachines
       assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token, "the parent's connection still works"
     end
 
+    # An interrupt that skips `rescue` (Thread#kill, Ruby 3.1's Timeout, which
+    # unwinds by throw) during a slow hook still leaves no transaction open:
+    # the next call on the same store works, and another connection takes the
+    # row at once (the interrupted decision was not committed).
+    def test_a_timeout_during_the_hook_leaves_no_transaction_open
+      assert_interrupted_decision_cleaned_up do |store, name, entered|
+        assert_raises(Timeout::Error) do
+          Timeout.timeout(0.3) { store.authority(name).acquire(owner: 1, ttl: 30) }
+        end
+        refute_empty entered
+      end
+    end
+
+    def test_a_thread_killed_during_the_hook_leaves_no_transaction_open
+      assert_interrupted_decision_cleaned_up do |store, name, entered|
+        caller = Thread.new { store.authority(name).acquire(owner: 1, ttl: 30) }
+        entered.pop
+        caller.kill
+        assert_nil caller.join(10)&.value, "the killed call returns nothing"
+      end
+    end
+
     def test_resources_are_independent
       store = new_store
       one = store.authority(unique_name)
@@ -530,6 +552,34 @@ module LeaseMachines
     CONTEND_SECONDS = 8.0
     MIN_CONTENDED_DECISIONS = 1_000
     CONTENDED_TTL = 0.004
+
+    # Runs a decision with a slow hook, lets the block interrupt it, then
+    # checks that nothing stayed locked or open.
+    def assert_interrupted_decision_cleaned_up
+      name = unique_name("interrupted")
+      entered = Queue.new
+      slow = true
+      store = new_store(before_commit: lambda do |_commit|
+        next unless slow
+
+        entered << true
+        sleep 5
+      end)
+      yield store, name, entered
+      slow = false
+      other = new_store
+      started = monotonic
+      taken = Thread.new { other.authority(name).acquire(owner: 2, ttl: 30) }
+      assert taken.join(10), "another connection takes the row"
+      assert_predicate taken.value, :granted?, "the interrupted decision was not committed"
+      assert_operator monotonic - started, :<, 2, "the row was not locked"
+      assert_equal Decision.rejected(:occupied), store.authority(name).acquire(owner: 1, ttl: 30),
+                   "the interrupted store's next call works"
+      assert_predicate store.authority(unique_name).acquire(owner: 1, ttl: 30), :granted?
+      store.force_release(name)
+    ensure
+      slow = false
+    end
 
     # Where the contention test runs (an engine may pick a faster medium; see
     # the engine's test class). Yields and returns the block's value.

@@ -7,6 +7,7 @@ require "lease_machines/stores/postgres"
 require "fileutils"
 require "io/wait"
 require "securerandom"
+require "timeout"
 require "tmpdir"
 require_relative "../support/limits"
 

@@ -125,15 +125,25 @@ module LeaseMachines
       # raises StoreError (nothing was committed), anything else (a hook's own
       # exception, an interrupt) reaches the caller as it is. COMMIT's
       # failures are sorted by {#committing}.
+      #
+      # The cleanup is an `ensure` with a flag, not a `rescue`: Thread#kill
+      # and Ruby 3.1's Timeout.timeout (which unwinds by throw) skip every
+      # `rescue`, and only `ensure` runs. After any unwinding the connection
+      # is rolled back (or recovered, when a query was in flight), so nothing
+      # stays open or locked; the interrupted call's outcome is unknown to
+      # its caller, who gets whatever interrupted it.
       # @return the block's value
       def transaction(connection)
-        value = begin
-          yield
-        rescue Exception => e # rubocop:disable Lint/RescueException -- roll back on anything, then re-raise
+        settled = false
+        begin
+          value = yield
+          settled = true
+        rescue @driver.error => e
+          settled = true
           connection.roll_back
-          raise unless e.is_a?(@driver.error)
-
           raise failed(e)
+        ensure
+          connection.roll_back unless settled
         end
         answer = committing("COMMIT", connection) { connection.commit }
         raise rolled_back_at_commit(answer) if answer
@@ -146,23 +156,30 @@ module LeaseMachines
       # from the block as it is (raised before anything was sent); refused by
       # the database, nothing was committed (StoreError); anything else, the
       # outcome is unknown (OutcomeUnknownError, after the connection is
-      # recovered); an interrupt re-raised (after the same).
+      # recovered); an interrupt (anything that unwinds past `rescue`:
+      # another exception, throw, Thread#kill) after the same, from `ensure`.
       # @return the block's value
       def committing(what, connection)
-        yield
-      rescue StoreError
-        raise
-      rescue StandardError => e
-        if connection.refused?(e)
-          connection.roll_back
-          raise refused(what, e)
-        end
+        settled = false
+        begin
+          value = yield
+          settled = true
+          value
+        rescue StoreError
+          settled = true
+          raise
+        rescue StandardError => e
+          settled = true
+          if connection.refused?(e)
+            connection.roll_back
+            raise refused(what, e)
+          end
 
-        connection.recover
-        raise unknown(what, e)
-      rescue Exception # rubocop:disable Lint/RescueException -- an interrupt: leave the connection usable, re-raise
-        connection.recover
-        raise
+          connection.recover
+          raise unknown(what, e)
+        ensure
+          connection.recover unless settled
+        end
       end
 
       # --- the engine is unavailable -------------------------------------------

@@ -74,12 +74,22 @@ module LeaseMachines
       #   when a before_commit hook or another session holds the row. A
       #   number is applied with SET LOCAL on every write, which costs a
       #   little (see BENCHMARKS.md)
+      # @param statement_timeout [Numeric, nil] seconds any one statement of a
+      #   call may run, waits for locks included (the read behind a
+      #   migration's ACCESS EXCLUSIVE lock, the prepare, the write, the hook's
+      #   statements, COMMIT), before the call fails with StoreError; so a
+      #   call is bounded by a small multiple of it (a decision sends two or
+      #   three statements, more when it reads again after losing a race).
+      #   nil (the default) keeps the connection's own statement_timeout and
+      #   today's statements. A number is applied with SET LOCAL in the same
+      #   simple query as each statement (like lock_timeout)
       # @param prepared_statements [Boolean] prepare the fast path's statements
       #   once per connection (false: send them unprepared every time)
       # @param before_commit [#call, nil] called with a {Commit} inside every
       #   decision's transaction (and force release), just before COMMIT (a test hook, or a place to
       #   write to the same database in the same transaction)
-      def initialize(connection, lock_timeout: nil, prepared_statements: true, before_commit: nil)
+      def initialize(connection, lock_timeout: nil, statement_timeout: nil, prepared_statements: true,
+                     before_commit: nil)
         super(before_commit: before_commit)
         unless [true, false].include?(prepared_statements)
           raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
@@ -87,13 +97,15 @@ module LeaseMachines
 
         @connections = Connections.for(connection)
         @prepared = prepared_statements
-        lock_timeout_ms = lock_timeout.nil? ? nil : milliseconds(lock_timeout)
+        lock_timeout_ms = lock_timeout.nil? ? nil : milliseconds(lock_timeout, "lock_timeout")
+        @statement_timeout_ms = statement_timeout.nil? ? nil : milliseconds(statement_timeout, "statement_timeout")
         @begin_sql = "BEGIN ISOLATION LEVEL READ COMMITTED"
         @begin_sql += "; SET LOCAL lock_timeout = #{lock_timeout_ms}" if lock_timeout_ms
+        @begin_sql += "; SET LOCAL statement_timeout = #{@statement_timeout_ms}" if @statement_timeout_ms
         driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: missing_table_hint)
         @failures = Failures.new("PostgreSQL", driver: driver, server: true)
-        @fast_path = FastPath.new(@connections, PreparedStatements.new(@prepared, lock_timeout_ms, @failures),
-                                  @failures)
+        statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures)
+        @fast_path = FastPath.new(@connections, statements, @failures)
       end
 
       # @return [Boolean] whether the fast path's statements are prepared
@@ -149,16 +161,24 @@ module LeaseMachines
         end
       end
 
-      def milliseconds(seconds)
+      def milliseconds(seconds, option)
         unless seconds.is_a?(Numeric) && seconds.real? && seconds.finite? && seconds.positive?
-          raise ArgumentError, "lock_timeout must be a positive number of seconds or nil, got #{seconds.inspect}"
+          raise ArgumentError, "#{option} must be a positive number of seconds or nil, got #{seconds.inspect}"
         end
 
         [(seconds * 1000).ceil, 1].max
       end
 
+      # An operator's read (bounded by statement_timeout when the store has
+      # one; its only parameter is a resource name, quoted by libpq).
       def query(sql, params)
-        @connections.with { |session| session.connection.exec_params(sql, params) }
+        @connections.with do |session|
+          conn = session.connection
+          next conn.exec_params(sql, params) unless @statement_timeout_ms
+
+          inlined = sql.sub("$1") { params.empty? ? "$1" : conn.escape_literal(params.fetch(0)) }
+          conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; #{inlined}")
+        end
       rescue PG::Error => e
         raise @failures.failed(e, nil)
       end

@@ -7,15 +7,22 @@ module LeaseMachines
     # the one it inherited: it does not use it, close it or even let it be
     # finalized (it stays referenced here for as long as the child runs),
     # because that would end the parent's session (PostgreSQL) or upset its
-    # locks (SQLite). Fork while no call is in flight on it.
+    # locks (SQLite). Ruby still finalizes every object when the child exits
+    # (`exit`, not `exit!`): an engine whose finalizer writes to the parent's
+    # socket silences it first (`inherited:`). Fork while no call is in
+    # flight on it.
     #
     # Not thread-safe: the caller serializes its use (every store holds a
     # Mutex around it).
     class ProcessLocal
+      # @param inherited [#call, nil] called, in a child, with the resource
+      #   it inherited from its parent, once, before the child opens its own
+      #   (say, to silence what finalizing it at exit would send)
       # @yieldreturn the resource, newly opened (the block may raise; the next
       #   use tries again)
-      def initialize(&open)
+      def initialize(inherited: nil, &open)
         @open = open
+        @on_inherit = inherited
         @resource = nil
         @pid = nil
         @inherited = []
@@ -47,7 +54,10 @@ module LeaseMachines
       private
 
       def keep_inherited
-        @inherited << @resource if @resource
+        if @resource
+          @on_inherit&.call(@resource)
+          @inherited << @resource
+        end
         @resource = nil
         @pid = nil
       end

@@ -18,10 +18,14 @@ module LeaseMachines
 
         # @param prepared [Boolean] prepare the statements (false: send them
         #   unprepared every time)
-        # @param lock_timeout_ms [Integer, nil] the bound of a bounded statement
-        def initialize(prepared, lock_timeout_ms, failures)
+        # @param lock_timeout_ms [Integer, nil] the bound of a bounded
+        #   statement's lock wait
+        # @param statement_timeout_ms [Integer, nil] the bound of every
+        #   statement (and of preparing them)
+        def initialize(prepared, lock_timeout_ms, statement_timeout_ms, failures)
           @prepared = prepared
           @lock_timeout_ms = lock_timeout_ms
+          @statement_timeout_ms = statement_timeout_ms
           @failures = failures
         end
 
@@ -29,8 +33,9 @@ module LeaseMachines
         def run(session, sql, params, bounded:)
           conn = session.connection
           fresh = @prepared && ready(conn)
-          if bounded && @lock_timeout_ms
-            conn.exec("SET LOCAL lock_timeout = #{@lock_timeout_ms}; #{inline(conn, sql, params)}")
+          settings = settings(bounded)
+          if settings
+            conn.exec("#{settings}#{inline(conn, sql, params)}")
           elsif @prepared
             conn.exec_prepared(NAMES.fetch(sql), params)
           else
@@ -49,6 +54,14 @@ module LeaseMachines
 
         private
 
+        # The SET LOCALs sent before a statement, or nil when there are none.
+        def settings(bounded)
+          sets = +""
+          sets << "SET LOCAL lock_timeout = #{@lock_timeout_ms}; " if bounded && @lock_timeout_ms
+          sets << "SET LOCAL statement_timeout = #{@statement_timeout_ms}; " if @statement_timeout_ms
+          sets unless sets.empty?
+        end
+
         # Prepares the statements the session lacks. @return [Boolean]
         #   whether it had to look
         def ready(conn)
@@ -57,9 +70,18 @@ module LeaseMachines
 
           present = conn.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lease\\_machines\\_%'")
                         .column_values(0)
-          NAMES.each { |sql, name| conn.prepare(name, sql) unless present.include?(name) }
+          NAMES.each { |sql, name| prepare(conn, name, sql) unless present.include?(name) }
           SESSIONS[conn] = pid
           true
+        end
+
+        # Preparing analyzes the statement, which waits for a lock on the
+        # table: under statement_timeout it is SQL PREPARE, bounded the same
+        # way (a prepared statement outlives the implicit transaction).
+        def prepare(conn, name, sql)
+          return conn.prepare(name, sql) unless @statement_timeout_ms
+
+          conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; PREPARE #{name} AS #{sql}")
         end
 
         # The statement with its parameters as SQL literals: `EXECUTE` of the

@@ -32,9 +32,24 @@ module LeaseMachines
           raise Failures.in_transaction("PostgreSQL", ", so give the store a connection that is not in one")
         end
 
-        # Reconnects (raising what the driver raises).
+        # Reconnects the same PG::Connection object (raising
+        # PG::ConnectionBad when the server cannot be reached). Not pg's
+        # `reset`: pg 1.4 finishes the connection when the reconnect fails,
+        # and a finished connection can never be used again, so one call made
+        # during an outage would end the store for good. This drives
+        # libpq's PQresetStart/PQresetPoll itself and leaves a failed
+        # connection bad but open, to be reconnected before the next call.
         def reconnect
-          @connection.reset
+          conn = @connection
+          conn.reset_start # raises when it cannot start
+
+          poll(conn)
+          raise PG::ConnectionBad, conn.error_message unless conn.status == PG::CONNECTION_OK
+
+          # What pg's own connect and reset do once connected.
+          conn.sync_setnonblocking(true)
+          conn.send(:flush_data=, true)
+          conn.set_default_encoding
         end
 
         # Whether the connection is open, healthy and outside a transaction.
@@ -70,6 +85,22 @@ module LeaseMachines
         rescue StandardError
           nil # the next call checks the connection again before using it
         end
+
+        # Polls a reconnect to its end, waiting on the socket in between (at
+        # most connect_timeout seconds at a time, when the connection has one).
+        def poll(conn)
+          limit = conn.conninfo_hash[:connect_timeout].to_i
+          limit = limit.positive? ? [limit, 2].max : nil
+          state = PG::PGRES_POLLING_WRITING
+          until [PG::PGRES_POLLING_OK, PG::PGRES_POLLING_FAILED].include?(state)
+            io = conn.socket_io
+            ready = state == PG::PGRES_POLLING_READING ? io.wait_readable(limit) : io.wait_writable(limit)
+            raise PG::ConnectionBad, "reconnecting timed out after #{limit} s" unless ready
+
+            state = conn.reset_poll
+          end
+        end
+        private :poll
 
         # @return [String, nil] nil when COMMIT committed, else what the server
         #   answered (ROLLBACK, when a statement in the transaction had failed)
