@@ -25,6 +25,9 @@ module LeaseMachines
   # - driver_guard.rb: {DriverGuard}, a guard's transaction (or savepoint) on
   #   a driver connection; active_record/session.rb: the same through
   #   ActiveRecord's transactions;
+  # - admission.rb: which tokens a fence admits (any; issued by the store in
+  #   the same database, `store: true`; live, `strict: true`) and the error
+  #   of a refusal; token_errors.rb: UnknownTokenError, ExpiredTokenError;
   # - token.rb, resource_name.rb: the arguments' rules; stored_token.rb: how
   #   columns hold tokens; failures.rb: how a guard's own statements fail;
   # - connections.rb, active_record/source.rb: where connections come from;
@@ -34,6 +37,11 @@ module LeaseMachines
   module Fences
     # The fence table (found through the connection's search_path on PostgreSQL).
     TABLE = "lease_machines_fences"
+    # The lease store's table, which a fence bound to its store (`store:
+    # true`) reads in the fence's own database (db/*/001_create_lease_machines_resources.sql).
+    STORE_TABLE = "lease_machines_resources"
+    STORE_TABLE_HINT = "a fence bound to its store (store: true) needs the store's table in its database: create " \
+                       "it with the store's setup! (LeaseMachines::Stores::SQLite or Stores::Postgres, on this database)"
 
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/fences/sqlite"
@@ -43,6 +51,7 @@ module LeaseMachines
 end
 
 require_relative "fences/token"
+require_relative "fences/admission"
 require_relative "fences/resource_name"
 require_relative "fences/stored_token"
 require_relative "fences/schema"

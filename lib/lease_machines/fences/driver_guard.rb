@@ -24,7 +24,8 @@ module LeaseMachines
     # The session (one engine's, see sqlite/session.rb, postgres/session.rb)
     # answers: in_transaction?, begin_and_mark(resource, token) and
     # savepoint_and_mark(resource, token) (the number of rows the mark
-    # statement changed: 0 is fenced), highest(resource), commit,
+    # statement changed: 0 is fenced), highest(resource), refusal(resource,
+    # token) (the FencedError for a refused mark, see {Admission}), commit,
     # roll_back, roll_back_savepoint, release_savepoint, refused?(error),
     # recover, argument (what the block is given) and failures.
     module DriverGuard
@@ -51,13 +52,13 @@ module LeaseMachines
             changed = joined ? session.savepoint_and_mark(resource, token) : session.begin_and_mark(resource, token)
             return if changed == 1
 
-            highest = session.highest(resource)
+            refusal = session.refusal(resource, token)
           rescue failures.driver_error => e
             undo(session, joined)
             raise failures.statement(e)
           end
           undo(session, joined)
-          raise FencedError.new(resource: resource, token: token, highest: highest)
+          raise refusal
         end
 
         # Rolls back what the guard did. Its own transaction: ROLLBACK, and a

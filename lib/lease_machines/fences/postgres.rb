@@ -36,7 +36,14 @@ module LeaseMachines
       #   planned every time, for a pooler that cannot keep prepared
       #   statements, such as PgBouncer before 1.21 in transaction mode).
       #   ActiveRecord connections follow their own setting.
-      def initialize(connection, prepared_statements: true)
+      # @param store [Boolean] the lease store's table (`lease_machines_resources`,
+      #   LeaseMachines::Stores::Postgres) is in this database, on the
+      #   connection's search_path: admit only tokens the store issued for the
+      #   resource (docs/FENCES.md, "Bound fences")
+      # @param strict [Boolean] with store: admit only the token of the lease
+      #   the store records, live at the database clock (clock_timestamp())
+      def initialize(connection, prepared_statements: true, store: false, strict: false)
+        @admission = Admission.from(store: store, strict: strict)
         unless [true, false].include?(prepared_statements)
           raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
         end
@@ -58,7 +65,7 @@ module LeaseMachines
       end
 
       def session(connection, failures)
-        Session.new(connection, failures, prepared: @prepared)
+        Session.new(connection, failures, prepared: @prepared, admission: @admission)
       end
 
       def connect(url, failures)
@@ -69,7 +76,8 @@ module LeaseMachines
 
       def other(connection)
         if Connections::ActiveRecord.accepts?(connection)
-          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"))
+          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
+                                        @admission)
         elsif connection.respond_to?(:with)
           pool_failures = failures("PostgreSQL")
           Connections::Pool.new(connection) { |conn| session(conn, pool_failures) }
@@ -83,6 +91,8 @@ module LeaseMachines
       def failures(label)
         schema = "#{self.class}::SCHEMA_SQL"
         hint = lambda do |error|
+          next "; #{STORE_TABLE_HINT}" if error.message.include?(%(relation "#{STORE_TABLE}" does not exist))
+
           missing = error.is_a?(PG::UndefinedTable) || error.message.include?(%(relation "#{TABLE}" does not exist))
           missing ? "; create the table with fences.setup! (or run #{schema} in a migration)" : ""
         end

@@ -24,12 +24,19 @@ module LeaseMachines
     class SQLite < Table
       SCHEMA_SQL = Schema.sql(:sqlite)
       MISSING_TABLE = "no such table: #{TABLE}".freeze
-      private_constant :MISSING_TABLE
+      MISSING_STORE_TABLE = "no such table: #{STORE_TABLE}".freeze
+      private_constant :MISSING_TABLE, :MISSING_STORE_TABLE
 
       # @param connection [String, SQLite3::Database, ActiveRecord] see the class comment
       # @param busy_timeout [Numeric] seconds a database the fence opens waits
       #   for the write lock (a database you give keeps its own setting)
-      def initialize(connection, busy_timeout: 5.0)
+      # @param store [Boolean] the lease store's table (`lease_machines_resources`,
+      #   LeaseMachines::Stores::SQLite) is in this database: admit only
+      #   tokens the store issued for the resource (docs/FENCES.md, "Bound fences")
+      # @param strict [Boolean] with store: admit only the token of the lease
+      #   the store records, live at the host clock
+      def initialize(connection, busy_timeout: 5.0, store: false, strict: false)
+        @admission = Admission.from(store: store, strict: strict)
         unless busy_timeout.is_a?(Numeric) && busy_timeout.real? && busy_timeout.finite? && busy_timeout.positive?
           raise ArgumentError, "busy_timeout must be a positive number of seconds, got #{busy_timeout.inspect}"
         end
@@ -43,22 +50,33 @@ module LeaseMachines
         case connection
         when String
           failures = failures("SQLite (#{connection})")
-          Connections::Owned.new { Session.new(open_database(connection, busy_timeout_ms, failures), failures, prepared: true) }
-        when ::SQLite3::Database then Connections::Shared.new(Session.new(connection, failures("SQLite"), prepared: false))
+          Connections::Owned.new { session(open_database(connection, busy_timeout_ms, failures), failures, true) }
+        when ::SQLite3::Database then Connections::Shared.new(session(connection, failures("SQLite"), false))
         else
           unless Connections::ActiveRecord.accepts?(connection)
             raise TypeError, "connection must be a database path String, an SQLite3::Database or ActiveRecord " \
                              "(ActiveRecord::Base, a model class, a pool or a connection), got #{connection.inspect}"
           end
 
-          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("SQLite (ActiveRecord)"))
+          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("SQLite (ActiveRecord)"),
+                                        @admission)
         end
+      end
+
+      def session(database, failures, prepared)
+        Session.new(database, failures, prepared: prepared, admission: @admission)
       end
 
       def failures(label)
         schema = "#{self.class}::SCHEMA_SQL"
         hint = lambda do |error|
-          error.message.include?(MISSING_TABLE) ? "; create the table with fences.setup! (or run #{schema})" : ""
+          if error.message.include?(MISSING_TABLE)
+            "; create the table with fences.setup! (or run #{schema})"
+          elsif error.message.include?(MISSING_STORE_TABLE)
+            "; #{STORE_TABLE_HINT}"
+          else
+            ""
+          end
         end
         Failures.new(label, ::SQLite3::Exception, hint)
       end

@@ -22,18 +22,23 @@ module LeaseMachines
       NAME = "LeaseMachines::Fences"
 
       # One engine's SQL for ActiveRecord: `adapter` matches the adapter's
-      # name, `mark_sql` and `highest_sql` take bind parameters, `token`
-      # turns a token into its bind value, `setup` lists the statements of
-      # setup! for a schema.
-      Dialect = Struct.new(:engine, :adapter, :mark_sql, :highest_sql, :token, :setup, keyword_init: true)
+      # name, `mark_sqls` (one per {Admission} mode) and `highest_sql` take
+      # bind parameters, `mark_binds` (mode, resource, token) gives a mark's
+      # binds, `store_row_sql` reads the store's row (last_issued,
+      # lease_token, lease_expires_at_ns, and the database clock in ns when
+      # `clock_ns` is nil; else `clock_ns` reads the clock), `setup` lists the
+      # statements of setup! for a schema.
+      Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :highest_sql, :store_row_sql, :clock_ns,
+                           :setup, keyword_init: true)
 
       # @return [Failures]
       attr_reader :failures
 
-      def initialize(adapter, dialect, failures)
+      def initialize(adapter, dialect, failures, admission = Admission.new(:any))
         @adapter = adapter
         @dialect = dialect
         @failures = failures
+        @admission = admission
       end
 
       # What the guard's block is given: the adapter.
@@ -53,8 +58,11 @@ module LeaseMachines
       # @return the block's value
       def guard(resource, token)
         @adapter.transaction(requires_new: true) do
-          changed = statement { @adapter.exec_update(@dialect.mark_sql, NAME, [resource, @dialect.token.call(token)]) }
-          raise FencedError.new(resource: resource, token: token, highest: highest(resource)) unless changed == 1
+          mode = @admission.mode
+          changed = statement do
+            @adapter.exec_update(@dialect.mark_sqls.fetch(mode), NAME, @dialect.mark_binds.call(mode, resource, token))
+          end
+          raise @admission.refusal(self, resource, token) unless changed == 1
 
           yield @adapter
         end
@@ -64,6 +72,17 @@ module LeaseMachines
       def highest(resource)
         value = statement { @adapter.select_value(@dialect.highest_sql, NAME, [resource]) }
         StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+      end
+
+      # @return [Array(Integer, Integer, Integer, Integer), nil] see
+      #   {Admission#refusal}
+      def store_row(resource)
+        row = statement { @adapter.select_rows(@dialect.store_row_sql, NAME, [resource]).first }
+        return nil unless row
+
+        where = "#{STORE_TABLE} row #{resource.inspect}"
+        values = row.map { |value| StoredToken.read(value, where) }
+        @dialect.clock_ns ? values << @dialect.clock_ns.call : values
       end
 
       # Runs the schema (without its comment lines: ActiveRecord 6.1 scans a

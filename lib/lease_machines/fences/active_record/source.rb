@@ -28,9 +28,11 @@ module LeaseMachines
         end
 
         # @param dialect [ActiveRecordSession::Dialect]
-        def initialize(connection, dialect, failures)
+        # @param admission [Admission] which tokens the mark admits
+        def initialize(connection, dialect, failures, admission = Admission.new(:any))
           @dialect = dialect
           @failures = failures
+          @admission = admission
           if ActiveRecord.adapter?(connection)
             @adapter = connection
           else
@@ -49,7 +51,7 @@ module LeaseMachines
         private
 
         def session(adapter)
-          ActiveRecordSession.new(adapter, @dialect, @failures).ready
+          ActiveRecordSession.new(adapter, @dialect, @failures, @admission).ready
         end
       end
     end

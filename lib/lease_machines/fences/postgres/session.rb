@@ -16,19 +16,24 @@ module LeaseMachines
       class Session
         include Statements
 
-        MARK_NAME = "lease_machines_fence_mark"
-        # The connections the mark is prepared on, with the server session
-        # (backend pid) it was prepared in.
-        PREPARED = ObjectSpace::WeakMap.new
+        # The prepared mark's name, per {Admission} mode.
+        MARK_NAMES = { any: "lease_machines_fence_mark", issued: "lease_machines_fence_mark_issued",
+                       live: "lease_machines_fence_mark_live" }.freeze
+        # The connections the marks are prepared on: for each, the server
+        # session (backend pid) each mark's name was prepared in.
+        PREPARED = MARK_NAMES.values.to_h { |name| [name, ObjectSpace::WeakMap.new] }.freeze
         private_constant :PREPARED
 
         # @return [Failures]
         attr_reader :failures
 
-        def initialize(connection, failures, prepared: true)
+        # @param admission [Admission] which tokens the mark admits
+        def initialize(connection, failures, prepared: true, admission: Admission.new(:any))
           @connection = connection
           @failures = failures
           @prepared = prepared
+          @admission = admission
+          @mark_name = MARK_NAMES.fetch(admission.mode)
         end
 
         # What the guard's block is given.
@@ -76,6 +81,22 @@ module LeaseMachines
           result = @connection.exec_params(HIGHEST_SQL, [resource])
           value = result.ntuples.zero? ? nil : result.getvalue(0, 0)
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # @return [Array(Integer, Integer, Integer, Integer), nil] the store's
+        #   row of `resource` (last_issued, lease_token, lease_expires_at_ns)
+        #   and the database clock in ns; nil when the store has no row for it
+        def store_row(resource)
+          result = @connection.exec_params(STORE_ROW_SQL, [resource])
+          return nil if result.ntuples.zero?
+
+          where = "#{STORE_TABLE} row #{resource.inspect}"
+          result.values.first.map { |value| StoredToken.read(value, where) }
+        end
+
+        # @return [FencedError] the error for a refused mark
+        def refusal(resource, token)
+          @admission.refusal(self, resource, token)
         end
 
         # Runs `sql` in a transaction of its own (or under a savepoint inside
@@ -141,33 +162,34 @@ module LeaseMachines
         # @return [Integer] the rows the mark changed
         def open_and_mark(opening, undo, resource, token)
           unless @prepared
-            return @connection.exec("#{opening}; #{Statements.mark_literal(@connection, resource,
-                                                                           token)}").cmd_tuples
+            literal = Statements.mark_literal(@connection, resource, token, @admission.mode)
+            return @connection.exec("#{opening}; #{literal}").cmd_tuples
           end
 
           prepare_mark
           @connection.exec(opening)
           begin
-            @connection.exec_prepared(MARK_NAME, [resource, token.to_s]).cmd_tuples
+            @connection.exec_prepared(@mark_name, [resource, token.to_s]).cmd_tuples
           rescue PG::InvalidSqlStatementName
             @connection.exec(undo)
-            PREPARED[@connection] = nil
+            PREPARED.each_value { |connections| connections[@connection] = nil }
             prepare_mark
             @connection.exec(opening) if undo == "ROLLBACK"
-            @connection.exec_prepared(MARK_NAME, [resource, token.to_s]).cmd_tuples
+            @connection.exec_prepared(@mark_name, [resource, token.to_s]).cmd_tuples
           end
         end
 
         def prepare_mark
           pid = @connection.backend_pid
-          return if PREPARED[@connection] == pid
+          prepared = PREPARED.fetch(@mark_name)
+          return if prepared[@connection] == pid
 
           begin
-            @connection.prepare(MARK_NAME, MARK_SQL)
+            @connection.prepare(@mark_name, MARK_SQLS.fetch(@admission.mode))
           rescue PG::DuplicatePstatement
             nil # prepared in this server session by another fence on the same connection
           end
-          PREPARED[@connection] = pid
+          prepared[@connection] = pid
         end
 
         public

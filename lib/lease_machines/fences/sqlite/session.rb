@@ -15,10 +15,12 @@ module LeaseMachines
         # @return [Failures]
         attr_reader :failures
 
-        def initialize(database, failures, prepared:)
+        # @param admission [Admission] which tokens the mark admits
+        def initialize(database, failures, prepared:, admission: Admission.new(:any))
           @database = database
           @failures = failures
           @statements = prepared ? {} : nil
+          @admission = admission
         end
 
         # What the guard's block is given.
@@ -51,6 +53,22 @@ module LeaseMachines
         def highest(resource)
           row = run(HIGHEST_SQL, resource)
           StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # @return [Array(Integer, Integer, Integer, Integer), nil] the store's
+        #   row of `resource` (last_issued, lease_token, lease_expires_at_ns)
+        #   and the host clock in ns; nil when the store has no row for it
+        def store_row(resource)
+          row = run(STORE_ROW_SQL, resource)
+          return nil unless row
+
+          where = "#{STORE_TABLE} row #{resource.inspect}"
+          row.map { |value| StoredToken.read(value, where) } << CLOCK_NS.call
+        end
+
+        # @return [FencedError] the error for a refused mark
+        def refusal(resource, token)
+          @admission.refusal(self, resource, token)
         end
 
         # Runs `sql` (several statements) in a transaction of its own
@@ -107,7 +125,8 @@ module LeaseMachines
         private
 
         def mark(resource, token)
-          run(MARK_SQL, resource, StoredToken.text(token))
+          mode = @admission.mode
+          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token))
           @database.changes
         end
 

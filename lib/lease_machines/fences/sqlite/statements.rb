@@ -14,15 +14,63 @@ module LeaseMachines
           ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
           WHERE #{TABLE}.highest IS NULL OR #{TABLE}.highest <= excluded.highest
         SQL
+        # `a <= b` for canonical decimal texts (the store's encoding: no
+        # leading zero), exact over 0..2**64-1: a shorter text is a smaller
+        # number, and texts of one length compare (BINARY, memcmp) as the
+        # numbers they spell. A NULL on either side is not true.
+        LE = lambda do |a, b|
+          "(length(#{a}) < length(#{b}) OR (length(#{a}) = length(#{b}) AND #{a} <= #{b}))"
+        end
+        LT = lambda do |a, b|
+          "(length(#{a}) < length(#{b}) OR (length(#{a}) = length(#{b}) AND #{a} < #{b}))"
+        end
+        private_constant :LE, :LT
+        # The bound forms ({Admission}): ?1 the resource, ?2 the token's
+        # 20-digit text (the mark), ?3 its canonical decimal text (the
+        # store's), ?4 the host clock in ns (canonical decimal text). The
+        # store row must exist and have issued the token (and, :live, hold
+        # it in a lease that ends after ?4), or nothing is inserted nor
+        # updated. (`WHERE` is required before `ON CONFLICT` after a SELECT.)
+        ISSUED = "store.name = ?1 AND #{LE.call('?3', 'store.last_issued')}".freeze
+        LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{LT.call('?4', 'store.lease_expires_at_ns')}".freeze
+        private_constant :ISSUED, :LIVE
+        MARK_SQLS = {
+          any: MARK_SQL,
+          issued: <<~SQL.gsub(/\s+/, " ").strip,
+            INSERT INTO #{TABLE} (resource, highest)
+            SELECT ?1, ?2 FROM #{STORE_TABLE} AS store WHERE #{ISSUED}
+            ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
+            WHERE #{TABLE}.highest IS NULL OR #{TABLE}.highest <= excluded.highest
+          SQL
+          live: <<~SQL.gsub(/\s+/, " ").strip
+            INSERT INTO #{TABLE} (resource, highest)
+            SELECT ?1, ?2 FROM #{STORE_TABLE} AS store WHERE #{LIVE}
+            ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
+            WHERE #{TABLE}.highest IS NULL OR #{TABLE}.highest <= excluded.highest
+          SQL
+        }.freeze
         HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = ?".freeze
+        STORE_ROW_SQL = "SELECT last_issued, lease_token, lease_expires_at_ns FROM #{STORE_TABLE} WHERE name = ?".freeze
         SAVEPOINT = "lease_machines_fence"
         BEGIN_SQL = "BEGIN IMMEDIATE"
+        # The host clock, in ns since the Unix epoch (CLOCK_REALTIME, as the
+        # SQLite store's clock).
+        CLOCK_NS = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond) }
+
+        # The binds of MARK_SQLS[mode].
+        def self.mark_binds(mode, resource, token)
+          case mode
+          when :any then [resource, StoredToken.text(token)]
+          when :issued then [resource, StoredToken.text(token), token.to_s]
+          else [resource, StoredToken.text(token), token.to_s, CLOCK_NS.call.to_s]
+          end
+        end
 
         # How a fence speaks SQLite through ActiveRecord.
         DIALECT = ActiveRecordSession::Dialect.new(
           engine: "SQLite", adapter: /sqlite/i,
-          mark_sql: MARK_SQL, highest_sql: HIGHEST_SQL,
-          token: StoredToken.method(:text), setup: ->(sql) { [sql] }
+          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL,
+          store_row_sql: STORE_ROW_SQL, clock_ns: CLOCK_NS, setup: ->(sql) { [sql] }
         ).freeze
       end
     end

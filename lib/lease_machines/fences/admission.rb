@@ -1,0 +1,76 @@
+# frozen_string_literal: true
+
+require_relative "token_errors"
+
+module LeaseMachines
+  module Fences
+    # Which tokens a fence admits, and why it refused one.
+    #
+    # - :any (the default): any token at or above the mark.
+    # - :issued (`store: true`): also at most the `last_issued` of the
+    #   resource's row in the store table (`lease_machines_resources`) of the
+    #   same database. A token the store never issued is refused.
+    # - :live (`store: true, strict: true`): also the token of the lease the
+    #   store records, live at the database clock.
+    #
+    # Each engine's mark statement (Statements::MARK_SQLS[mode]) checks all of
+    # it in one conditional statement; the reasons are read only after a
+    # refusal, for the error.
+    class Admission
+      MODES = %i[any issued live].freeze
+
+      attr_reader :mode
+
+      # @raise [TypeError] for a non-boolean option
+      # @raise [ArgumentError] for strict without store
+      def self.from(store:, strict:)
+        { store: store, strict: strict }.each do |name, value|
+          raise TypeError, "#{name} must be true or false, got #{value.inspect}" unless [true, false].include?(value)
+        end
+        if strict && !store
+          raise ArgumentError, "strict: true needs store: true (the lease is read from the store's table in the " \
+                               "fence's database)"
+        end
+
+        new(strict ? :live : (store ? :issued : :any)) # rubocop:disable Style/NestedTernaryOperator
+      end
+
+      def initialize(mode)
+        raise ArgumentError, "unknown admission #{mode.inspect}" unless MODES.include?(mode)
+
+        @mode = mode
+        freeze
+      end
+
+      def bound?
+        @mode != :any
+      end
+
+      def strict?
+        @mode == :live
+      end
+
+      # The error for a refused mark: the session answers highest(resource)
+      # and, when bound, store_row(resource) ([last_issued, lease_token,
+      # lease_expires_at_ns, clock_ns], Integers or nil; nil for no row).
+      # Read in the guard's transaction, after the refusal.
+      # @return [FencedError]
+      def refusal(session, resource, token)
+        highest = session.highest(resource)
+        last_issued, lease_token, expires_at_ns, clock_ns = session.store_row(resource) if bound?
+        issued = !last_issued.nil? && token <= last_issued
+        if !bound? || (issued && highest && token < highest)
+          FencedError.new(resource: resource, token: token, highest: highest)
+        elsif issued && strict?
+          ExpiredTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
+                                lease_token: lease_token, expires_at_ns: expires_at_ns, clock_ns: clock_ns)
+        else
+          # Not issued; or issued, at or above the mark, and not strict: the
+          # store issued it after the statement ran (a race), so when the
+          # statement ran, it was unknown.
+          UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued)
+        end
+      end
+    end
+  end
+end
