@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "lease_machines/stores/resource_name"
+
 module LeaseMachines
   module Fences
     # The rules for a token shown to a fence, as the rest of the gem words
@@ -12,9 +14,6 @@ module LeaseMachines
     module Token
       MAX = (2**64) - 1
       RANGE = "0..#{MAX}".freeze
-      KERNEL_CLASS = Kernel.instance_method(:class)
-      KERNEL_INSPECT = Kernel.instance_method(:inspect)
-      private_constant :KERNEL_CLASS, :KERNEL_INSPECT
 
       class << self
         # @return [Integer] `value`, checked
@@ -31,16 +30,10 @@ module LeaseMachines
           value
         end
 
-        # How a refused argument is shown in a message: `"1" (String)`. The
-        # class is the object's real one (whatever it says of itself), and an
-        # object without `inspect` (a BasicObject) is shown as Kernel would.
+        # How a refused argument is shown in a message: `"1" (String)`
+        # (the stores' wording, {Stores.described}).
         def describe(value)
-          shown = begin
-            value.inspect
-          rescue NoMethodError
-            KERNEL_INSPECT.bind_call(value)
-          end
-          "#{shown} (#{KERNEL_CLASS.bind_call(value)})"
+          Stores.described(value)
         end
       end
     end

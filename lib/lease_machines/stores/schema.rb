@@ -15,7 +15,12 @@ module LeaseMachines
 
       # @return [String] the schema SQL of `engine` (:postgres or :sqlite)
       def self.sql(engine)
-        File.read(File.join(ROOT, FILES.fetch(engine)), encoding: Encoding::UTF_8).freeze
+        read(FILES.fetch(engine))
+      end
+
+      # @return [String] a SQL file the gem ships, by its path from the gem's root
+      def self.read(path)
+        File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
       end
 
       POSTGRES = sql(:postgres)
