@@ -123,6 +123,80 @@ module LeaseMachines
       assert_match(/^nightly_report\s+5\s+1\s/, out)
     end
 
+    def test_an_unreadable_row_is_reported_and_the_others_are_listed
+      @store.authority("a_good").acquire(owner: 7, ttl: 60)
+      @store.authority("b_bad").acquire(owner: 8, ttl: 60)
+      @store.authority("c_good").acquire(owner: 9, ttl: 60)
+      db = SQLite3::Database.new(@path)
+      db.execute("UPDATE lease_machines_resources SET updated_at = 'garbage' WHERE name = 'b_bad'")
+      db.close
+
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "status", "b_bad")
+      assert_equal 1, status.exitstatus
+      assert_empty out
+      assert_match(/\Alease_machines: .*resource "b_bad" has an unreadable updated_at "garbage"/, err)
+      refute_match(/\.rb:\d+/, err, "a message, not a backtrace")
+
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "status")
+      assert_equal 1, status.exitstatus
+      lines = out.lines.map(&:rstrip)
+      assert_match(/\Aa_good\s+7\s+1\s/, lines[1])
+      assert_match(/\Ab_bad\s+\?\s+\?\s+unreadable\s+\?\z/, lines[2])
+      assert_match(/\Ac_good\s+9\s+1\s/, lines[3])
+      assert_equal 4, lines.size
+      assert_match(/\Alease_machines: resource "b_bad" cannot be read: .*unreadable updated_at "garbage"/, err)
+      refute_match(/\.rb:\d+/, err)
+
+      out, _err, status = lease_machines("--store", "sqlite:#{@path}", "status", "--json")
+      assert_equal 1, status.exitstatus
+      report = JSON.parse(out)
+      assert_equal(%w[a_good b_bad c_good], report.map { |entry| entry.fetch("resource") })
+      assert_match(/unreadable updated_at/, report[1].fetch("error"))
+      assert_equal 9, report[2].fetch("holder")
+    end
+
+    def test_a_name_that_is_utf8_under_lc_all_c_can_be_inspected_and_released
+      name = "r\u00e9sum\u00e9_\u65e5\u672c"
+      @store.authority(name).acquire(owner: 7, ttl: 60)
+      environment = { "LC_ALL" => "C", "LANG" => nil }
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "status", name, env: environment)
+      assert_equal 0, status.exitstatus, err
+      assert_match(/\A#{name.b}\s+7\s+1\s/n, out.b.lines[1])
+      _out, err, status = lease_machines("--store", "sqlite:#{@path}", "release", name, "--force", env: environment)
+      assert_equal 0, status.exitstatus, err
+      assert_nil @store.status(name).lease
+    end
+
+    def test_invalid_utf8_arguments_print_usage_and_exit_with_status_two
+      store = "sqlite:#{@path}"
+      bad = "bad\xFF\xFEname".b
+      [{}, { "LC_ALL" => "C", "LANG" => nil }, { "LC_ALL" => "C.UTF-8" }].each do |environment|
+        [["--store", store, "status", bad], ["--store", store, "release", bad, "--force"],
+         ["--store", store, "status", "--json", bad], [bad]].each do |args|
+          out, err, status = lease_machines(*args, env: environment)
+          assert_equal 2, status.exitstatus, "#{environment} #{args.inspect}: #{err}"
+          assert_empty out
+          assert_match(/^Usage: lease_machines --store STORE status \[RESOURCE\]$/, err)
+          refute_match(/\.rb:\d+/, err, "no backtrace")
+        end
+      end
+      _out, err, = lease_machines("--store", store, "status", bad)
+      assert_match(/bad RESOURCE: name must be valid UTF-8/, err)
+    end
+
+    def test_messages_quote_at_most_a_hundred_characters_of_a_name
+      long = "x" * 250
+      _out, err, status = lease_machines("--store", "sqlite:#{@path}", "status", long)
+      assert_equal 1, status.exitstatus
+      assert_includes err, "#{('x' * 100).inspect}..."
+      refute_includes err, "x" * 101
+      [["status", "\xFF#{'y' * 300}".b], ["status", "\u00e9" * 300], ["y" * 300]].each do |args|
+        _out, err, status = lease_machines("--store", "sqlite:#{@path}", *args)
+        assert_equal 2, status.exitstatus, err
+        assert_operator err.lines.first.length, :<, 260, err.lines.first
+      end
+    end
+
     def test_postgres_status_and_release
       url = StoreTestHelper::PostgresServer.url
       store = Stores::Postgres.new(url)

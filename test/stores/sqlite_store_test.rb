@@ -128,7 +128,8 @@ module LeaseMachines
 
     # --- SQLite only -------------------------------------------------------------
 
-    def test_the_connection_is_wal_with_full_sync_and_a_busy_timeout
+    # SQLite's own busy_timeout is 0: the store waits for locks in Ruby.
+    def test_the_connection_is_wal_with_full_sync_and_no_engine_busy_timeout
       settings = nil
       hook = lambda do |commit|
         db = commit.connection
@@ -137,7 +138,7 @@ module LeaseMachines
         end
       end
       new_store(busy_timeout: 1.5, before_commit: hook).authority(unique_name).acquire(owner: 1, ttl: 1)
-      assert_equal({ "journal_mode" => "wal", "synchronous" => 2, "busy_timeout" => 1500 }, settings)
+      assert_equal({ "journal_mode" => "wal", "synchronous" => 2, "busy_timeout" => 0 }, settings)
     end
 
     def test_a_held_write_lock_past_busy_timeout_is_a_store_error
@@ -156,6 +157,126 @@ module LeaseMachines
       end
       assert_equal before, authority.checkpoint
       assert_equal 2, authority.reacquire(owner: 1, now: 1.5, ttl: 1).lease.token
+    end
+
+    # Waiting for another process's write lock sleeps in Ruby (the GVL is
+    # free): the process's other threads keep running meanwhile.
+    def test_waiting_for_the_write_lock_leaves_other_threads_running
+      name = unique_name
+      authority = new_store(busy_timeout: 5).authority(name)
+      ticks, holding = hold_lock_in_child("BEGIN IMMEDIATE", 1.0) do
+        assert_equal 1, authority.acquire(owner: 1, ttl: 5).lease.token
+      end
+      assert_operator holding, :>=, 0.8, "the call waited for the other process's lock"
+      assert_operator ticks, :>=, 20, "a 10 ms ticker ran #{ticks} times while the call waited #{holding.round(2)} s"
+
+      error = nil
+      hold_lock_in_child("BEGIN IMMEDIATE", 1.0) do
+        error = assert_raises(StoreError) { new_store(busy_timeout: 0.2).authority(name).release(owner: 1, token: 1) }
+      end
+      assert_match(/stayed locked for busy_timeout \(200 ms\): database is locked \(nothing was committed\)/,
+                   error.message)
+      assert_kind_of SQLite3::BusyException, error.cause
+      assert_equal 1, authority.checkpoint.lease.owner
+
+      hold_lock_in_child("BEGIN IMMEDIATE", 1.0) do
+        started = monotonic
+        assert_raises(Timeout::Error) { Timeout.timeout(0.2) { authority.release(owner: 1, token: 1) } }
+        assert_operator monotonic - started, :<, 0.6, "Timeout interrupts the wait"
+      end
+      assert_equal 1, authority.checkpoint.lease.owner
+      assert_predicate authority.release(owner: 1, token: 1), :released?, "the interrupted store's next call works"
+    end
+
+    # Opening the file (its first read, the WAL switch) waits the same way:
+    # here another process holds an exclusive lock on a fresh rollback-journal
+    # file.
+    def test_opening_a_locked_file_leaves_other_threads_running
+      @path = File.join(@dir, "fresh.sqlite3")
+      ticks, holding = hold_lock_in_child("BEGIN EXCLUSIVE", 1.0, create: true) do
+        Stores::SQLite.new(@path, busy_timeout: 5).setup!.close
+      end
+      assert_operator holding, :>=, 0.8
+      assert_operator ticks, :>=, 20, "a 10 ms ticker ran #{ticks} times while the call waited #{holding.round(2)} s"
+      assert_equal 1, new_store.authority("x").acquire(owner: 1, ttl: 1).lease.token
+    end
+
+    # Four processes call setup! on the same fresh file at once (released
+    # together for each file), over and over.
+    def test_concurrent_first_setup_on_fresh_files_succeeds
+      processes = 4
+      paths = Array.new(100) { |i| File.join(@dir, "fresh-#{i}.sqlite3") }
+      go_reader, go_writer = IO.pipe
+      ready_reader, ready_writer = IO.pipe
+      pids = Array.new(processes) do
+        fork_child do
+          go_writer.close
+          ready_reader.close
+          failed = paths.count do |path|
+            go_reader.read(1)
+            Stores::SQLite.new(path).setup!.close
+            false
+          rescue StoreError => e
+            warn "child #{Process.pid}: #{e.message}"
+            true
+          ensure
+            ready_writer.write("r")
+          end
+          raise "#{failed} of #{paths.size} setup! calls failed" unless failed.zero?
+        end
+      end
+      go_reader.close
+      ready_writer.close
+      paths.each do
+        go_writer.write("g" * processes)
+        break unless ready_reader.wait_readable(30) && ready_reader.read(processes)&.size == processes
+      end
+      go_writer.close
+      statuses = pids.map { |pid| wait_child(pid) }
+      assert statuses.all?(&:success?), "every process's setup! succeeded: #{statuses.map(&:exitstatus)}"
+      paths.each { |path| assert_empty Stores::SQLite.new(path).statuses }
+    ensure
+      ready_reader&.close
+    end
+
+    def test_an_unreadable_updated_at_is_a_store_error_naming_the_resource
+      good = unique_name("a-good")
+      bad = unique_name("b-bad")
+      store = new_store
+      store.authority(good).acquire(owner: 1, ttl: 60)
+      store.authority(bad).acquire(owner: 2, ttl: 60)
+      with_db { |db| db.execute("UPDATE lease_machines_resources SET updated_at = 'garbage' WHERE name = ?", [bad]) }
+      error = assert_raises(StoreError) { store.status(bad) }
+      assert_includes error.message, bad.inspect
+      assert_includes error.message, "updated_at"
+
+      error = assert_raises(Stores::UnreadableStatusesError) { store.statuses }
+      assert_includes error.message, bad.inspect
+      assert_equal [good], error.statuses.map(&:name), "the readable resources"
+      assert_equal [bad], error.failures.keys
+      assert_kind_of StoreError, error.failures.fetch(bad)
+      assert_equal 1, error.statuses.first.lease.owner
+    ensure
+      delete_row(bad) if bad
+    end
+
+    # A status says "held" exactly when the next acquire by another owner is
+    # refused: both read the clock as max(observed, store clock).
+    def test_status_agrees_with_the_next_decision_when_the_clock_steps_back
+      now_ms = 10_000
+      store = new_store(clock: -> { now_ms })
+      name = unique_name
+      authority = store.authority(name)
+      authority.acquire(owner: 1, ttl: 5)
+      now_ms = 16_000
+      authority.release(owner: 2, token: 7)
+      now_ms = 14_000
+      status = store.status(name)
+      refute_predicate status, :held?, "observed is 16 s, past the expiry at 15 s"
+      assert_in_delta(-1.0, status.expires_in, 1e-9)
+      assert_equal 2, authority.acquire(owner: 3, ttl: 5).lease.token, "the next acquire is granted"
+      now_ms = 17_000
+      assert_predicate store.status(name), :held?
     end
 
     def test_a_store_clock_that_steps_back_never_revives_or_shortens_a_lease
@@ -228,6 +349,34 @@ module LeaseMachines
     end
 
     private
+
+    # A child process opens the file, runs `begin_sql` and holds the lock for
+    # `seconds`; meanwhile the block runs with a 10 ms ticker thread beside
+    # it. @return [[Integer, Float]] the ticks, and how long the block took
+    def hold_lock_in_child(begin_sql, seconds, create: false)
+      reader, writer = IO.pipe
+      pid = fork_child do
+        reader.close
+        db = SQLite3::Database.new(@path)
+        db.execute(begin_sql)
+        db.execute("CREATE TABLE IF NOT EXISTS lm_hold (x)") if create
+        writer.write("x")
+        sleep seconds
+        db.execute("ROLLBACK")
+        db.close
+      end
+      writer.close
+      read_within(reader, 1)
+      ticks = 0
+      ticker = Thread.new { loop { sleep 0.01; ticks += 1 } } # rubocop:disable Style/Semicolon
+      started = monotonic
+      yield
+      [ticks, monotonic - started]
+    ensure
+      ticker&.kill&.join
+      assert_predicate wait_child(pid), :success? if pid
+      reader&.close
+    end
 
     def with_db
       db = SQLite3::Database.new(@path)

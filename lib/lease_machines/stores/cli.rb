@@ -12,12 +12,19 @@ module LeaseMachines
     #   lease_machines --store sqlite:/var/lib/app/leases.sqlite3 status [RESOURCE]
     #   lease_machines --store postgres://app@db/app release RESOURCE --force
     #
-    # Exit status: 0 done, 1 the store failed or the resource does not exist,
-    # 2 bad arguments (the usage goes to stderr).
+    # Exit status: 0 done, 1 the store failed, the resource does not exist or
+    # some resource's row cannot be read (the others are listed, that one is
+    # marked), 2 bad arguments (the usage goes to stderr).
+    #
+    # Arguments are taken as bytes, whatever the locale says (under LC_ALL=C
+    # Ruby hands them over as ASCII-8BIT): a resource name must be valid UTF-8,
+    # and is never transcoded.
     class CLI
       EXIT_OK = 0
       EXIT_FAILURE = 1
       EXIT_USAGE = 2
+      # How many characters of a name (or other argument) a message quotes.
+      QUOTED_MAX = 100
 
       # Bad arguments: usage on stderr, exit 2.
       class UsageError < StandardError; end
@@ -28,7 +35,7 @@ module LeaseMachines
       end
 
       def initialize(argv, out:, err:, env:)
-        @argv = argv.dup
+        @argv = argv.map { |arg| as_utf8(arg) }
         @out = out
         @err = err
         @options = { store: env["LEASE_MACHINES_STORE"], force: false, json: false }
@@ -49,7 +56,26 @@ module LeaseMachines
         EXIT_FAILURE
       end
 
+      # Quotes `text` for a message, at most QUOTED_MAX characters of it.
+      # @return [String]
+      def self.quote(text)
+        text = text.to_s
+        text.length > QUOTED_MAX ? "#{text[0, QUOTED_MAX].inspect}..." : text.inspect
+      end
+
       private
+
+      # The argument's bytes as UTF-8 when they are UTF-8, else as binary (so
+      # OptionParser can match it, and the name check refuses it).
+      def as_utf8(arg)
+        arg = arg.to_s.dup
+        utf8 = arg.force_encoding(Encoding::UTF_8)
+        utf8.valid_encoding? ? utf8 : arg.force_encoding(Encoding::BINARY)
+      end
+
+      def quote(text)
+        self.class.quote(text)
+      end
 
       def parser
         @parser ||= OptionParser.new do |opts|
@@ -108,11 +134,16 @@ module LeaseMachines
         when "release"
           raise UsageError, "release takes exactly one RESOURCE, got #{args.size}" unless args.size == 1
           raise UsageError, "release clears whoever holds the lease: confirm with --force" unless @options[:force]
-        else raise UsageError, "unknown command #{command.inspect}"
+        else raise UsageError, "unknown command #{quote(command)}"
         end
       end
 
       def resource(name)
+        unless name.encoding == Encoding::UTF_8 && name.valid_encoding?
+          raise UsageError, "bad RESOURCE: name must be valid UTF-8, got #{quote(name)}"
+        end
+        raise UsageError, "bad RESOURCE: name must not contain NUL bytes, got #{quote(name)}" if name.include?("\0")
+
         Stores.resource_name(name)
       rescue ArgumentError, TypeError => e
         raise UsageError, "bad RESOURCE: #{e.message}"
@@ -132,7 +163,7 @@ module LeaseMachines
           require "lease_machines/stores/postgres"
           Postgres.new(spec)
         else
-          raise UsageError, "--store must be sqlite:PATH or postgres://..., got #{spec.inspect}"
+          raise UsageError, "--store must be sqlite:PATH or postgres://..., got #{quote(spec)}"
         end
       end
 
@@ -144,22 +175,38 @@ module LeaseMachines
       end
 
       def status(store, name)
-        statuses = name ? [store.status(name)].compact : store.statuses
-        raise StoreError, "no resource named #{name.inspect} in this store" if name && statuses.empty?
+        statuses, failures = read_statuses(store, name)
+        raise StoreError, "no resource named #{quote(name)} in this store" if name && statuses.empty?
 
+        print_statuses((statuses + failures.to_a).sort_by { |entry| entry.is_a?(Status) ? entry.name : entry.first })
+        failures.each { |bad, error| @err.puts "lease_machines: resource #{quote(bad)} cannot be read: #{error.message}" }
+        failures.empty? ? EXIT_OK : EXIT_FAILURE
+      end
+
+      # `entries`: Statuses, and [name, StoreError] for rows that cannot be read.
+      def print_statuses(entries)
         if @options[:json]
-          @out.puts JSON.pretty_generate(statuses.map { |status| status_hash(status) })
-        elsif statuses.empty?
+          @out.puts JSON.pretty_generate(entries.map { |entry| status_hash(entry) })
+        elsif entries.empty?
           @out.puts "no resources"
         else
-          print_table(statuses)
+          print_table(entries)
         end
-        EXIT_OK
+      end
+
+      # @return [[Array<Status>, Hash{String => StoreError}]] the readable
+      #   resources and why each other one is not
+      def read_statuses(store, name)
+        return [[store.status(name)].compact, {}] if name
+
+        [store.statuses, {}]
+      rescue UnreadableStatusesError => e
+        [e.statuses, e.failures]
       end
 
       def release(store, name)
         before = store.force_release(name)
-        raise StoreError, "no resource named #{name.inspect} in this store" unless before
+        raise StoreError, "no resource named #{quote(name)} in this store" unless before
 
         lease = before.lease
         if lease
@@ -172,7 +219,10 @@ module LeaseMachines
         EXIT_OK
       end
 
+      # `status`: a Status, or [name, StoreError] for a row that cannot be read.
       def status_hash(status)
+        return { resource: status.first, error: status.last.message } unless status.is_a?(Status)
+
         lease = status.lease
         {
           resource: status.name, holder: lease&.owner, token: lease&.token,
@@ -195,6 +245,8 @@ module LeaseMachines
       end
 
       def table_row(status)
+        return [status.first, "?", "?", "unreadable", "?"] unless status.is_a?(Status)
+
         lease = status.lease
         return [status.name, "-", "-", "-", (status.last_issued || "-").to_s] unless lease
 

@@ -16,7 +16,8 @@ module LeaseMachines
     #
     # The file runs in WAL mode with `synchronous = FULL` (a commit is on disk
     # before it returns). A decision is one `BEGIN IMMEDIATE` transaction: it
-    # takes the database's write lock first (waiting up to `busy_timeout`),
+    # takes the database's write lock first (waiting up to `busy_timeout`, in
+    # Ruby: other threads run meanwhile; see {Connection}),
     # reads the row and then the host clock, lets the core decide, writes the
     # row and commits; only then the Decision is returned.
     #
@@ -77,7 +78,7 @@ module LeaseMachines
       # @return [self]
       def setup!
         sql = self.class.schema_sql
-        transaction { |tx| tx.connection.execute_batch(sql) }
+        transaction { |tx| tx.statements.patiently { tx.connection.execute_batch(sql) } }
         self
       end
 
@@ -102,7 +103,7 @@ module LeaseMachines
         @mutex.synchronize do
           connection = @connection.current
           @failures.transaction(connection) do
-            connection.run("BEGIN IMMEDIATE")
+            connection.patiently { connection.run("BEGIN IMMEDIATE") }
             yield Transaction.new(connection, self, @failures)
           end
         end
@@ -135,7 +136,8 @@ module LeaseMachines
 
       def read(sql, params)
         @mutex.synchronize do
-          rows = database.execute(sql, params)
+          connection = @connection.current
+          rows = connection.patiently { connection.database.execute(sql, params) }
           [rows, clock_ms]
         end
       rescue ::SQLite3::Exception => e
@@ -147,14 +149,34 @@ module LeaseMachines
         rows.first && status_from(rows.first, clock)
       end
 
+      # A row it cannot read does not hide the others: see
+      # {UnreadableStatusesError}.
       def read_statuses
         rows, clock = read(STATUSES_SQL, [])
-        rows.map { |values| status_from(values, clock) }
+        failures = {}
+        statuses = rows.filter_map do |values|
+          status_from(values, clock)
+        rescue StoreError => e
+          failures[values.fetch(0)] = e
+          nil
+        end
+        raise UnreadableStatusesError.new(statuses, failures) unless failures.empty?
+
+        statuses
       end
 
       def status_from(values, clock)
-        updated_at = Time.iso8601(values.fetch(6)).utc
-        build_status(values.fetch(0), values[1, 5], updated_at, clock)
+        name = values.fetch(0)
+        build_status(name, values[1, 5], updated_at(name, values.fetch(6)), clock)
+      end
+
+      # The row's `updated_at` (ISO 8601 text, written by the store).
+      def updated_at(name, text)
+        Time.iso8601(text).utc
+      rescue ArgumentError, TypeError
+        shown = text.is_a?(String) && text.length > 100 ? "#{text[0, 100].inspect}..." : text.inspect
+        raise @failures.problem("the row for resource #{name.inspect} has an unreadable updated_at #{shown} " \
+                                "(expected ISO 8601 text such as 2026-01-31T12:00:00.000Z)")
       end
     end
   end

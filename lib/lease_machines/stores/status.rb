@@ -11,15 +11,42 @@ module LeaseMachines
         Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
       end
 
-      # @return [Boolean] whether a lease is held at the store's clock
-      def held?
-        !lease.nil? && lease.expires_at_ns > clock_ns
+      # The instant the next decision would be made at: the store clock, but
+      # never before the observed clock (a decision clamps a clock that
+      # stepped back to `observed_ns`), so {#held?} and {#expires_in} agree
+      # with what the next acquire is told.
+      # @return [Integer] nanoseconds since the Unix epoch
+      def now_ns
+        [clock_ns, observed_ns].max
       end
 
-      # @return [Float, nil] seconds until the lease expires (negative once it
-      #   has), nil when there is no lease record
+      # @return [Boolean] whether a lease is held at {#now_ns}
+      def held?
+        !lease.nil? && lease.expires_at_ns > now_ns
+      end
+
+      # @return [Float, nil] seconds from {#now_ns} until the lease expires
+      #   (negative once it has), nil when there is no lease record
       def expires_in
-        lease && ((lease.expires_at_ns - clock_ns) / 1e9)
+        lease && ((lease.expires_at_ns - now_ns) / 1e9)
+      end
+    end
+
+    # {Store#statuses} found rows it cannot read (a hand edit): it raises this
+    # instead of returning part of the list silently. `statuses` holds every
+    # resource that was read (ordered by name, as {Store#statuses} returns
+    # them) and `failures` the StoreError for each one that was not, by name.
+    class UnreadableStatusesError < StoreError
+      # @return [Array<Status>] the readable resources
+      attr_reader :statuses
+      # @return [Hash{String => StoreError}] why each other resource is not
+      attr_reader :failures
+
+      def initialize(statuses, failures)
+        @statuses = statuses.freeze
+        @failures = failures.freeze
+        super("#{failures.size} of #{statuses.size + failures.size} resources cannot be read " \
+              "(the others are in #statuses): #{failures.values.map(&:message).join('; ')}")
       end
     end
   end

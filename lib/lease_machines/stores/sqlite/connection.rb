@@ -4,10 +4,24 @@ module LeaseMachines
   module Stores
     class SQLite < Store
       # The connection one process has to the database file (see
-      # {ProcessLocal}): in WAL mode with `synchronous = FULL`, waiting up to
-      # busy_timeout for the write lock, with its statements prepared on first
-      # use. The connection object {Failures#transaction} sorts failures on.
+      # {ProcessLocal}): in WAL mode with `synchronous = FULL`, with its
+      # statements prepared on first use. The connection object
+      # {Failures#transaction} sorts failures on.
+      #
+      # Waiting for a lock. SQLite's own busy handler waits inside the C call,
+      # and the sqlite3 gem holds the GVL through it: the whole process would
+      # stop while one call waits for another process's lock. So SQLite's
+      # busy_timeout is 0 (a locked database answers SQLITE_BUSY at once) and
+      # {.patiently} runs the statement again after a short sleep in Ruby
+      # (which releases the GVL, and which Timeout and Thread#raise can
+      # interrupt), until the store's busy_timeout has passed.
       class Connection
+        # The first pause after SQLITE_BUSY, and the most a pause grows to
+        # (seconds; each pause is jittered up to twice as long).
+        FIRST_PAUSE = 0.0005
+        LONGEST_PAUSE = 0.003
+        private_constant :FIRST_PAUSE, :LONGEST_PAUSE
+
         # @return [SQLite3::Database]
         attr_reader :database
 
@@ -17,7 +31,7 @@ module LeaseMachines
           def open(path, busy_timeout_ms, failures)
             database = ::SQLite3::Database.new(path)
             configure(database, busy_timeout_ms, failures)
-            new(database)
+            new(database, busy_timeout_ms)
           rescue ::SQLite3::Exception, StoreError => e
             database&.close
             raise if e.is_a?(StoreError)
@@ -25,21 +39,56 @@ module LeaseMachines
             raise failures.unavailable(e)
           end
 
+          # Runs the block, and again while it raises SQLite3::BusyException,
+          # sleeping a jittered 0.5..6 ms between tries, until `timeout_ms`
+          # have passed since the first try (monotonic clock); then the last
+          # BusyException is raised. The block must be safe to run again (a
+          # statement that failed with SQLITE_BUSY changed nothing).
+          # @return the block's value
+          def patiently(timeout_ms)
+            deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + (timeout_ms / 1000.0)
+            tries = 0
+            begin
+              yield
+            rescue ::SQLite3::BusyException
+              left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+              raise unless left.positive?
+
+              sleep([pause(tries), left].min)
+              tries += 1
+              retry
+            end
+          end
+
           private
 
+          def pause(tries)
+            base = [FIRST_PAUSE * (1.5**tries), LONGEST_PAUSE].min
+            base + (rand * base)
+          end
+
           def configure(database, busy_timeout_ms, failures)
-            database.busy_timeout = busy_timeout_ms
-            mode = database.get_first_value("PRAGMA journal_mode = WAL")
+            database.busy_timeout = 0
+            # The first statement reads the file (and switches a new one to
+            # WAL, which takes an exclusive lock): both may find it locked.
+            mode = patiently(busy_timeout_ms) { database.get_first_value("PRAGMA journal_mode = WAL") }
             wal = mode.to_s.casecmp?("wal")
             raise failures.problem("cannot switch to WAL mode (journal_mode is #{mode.inspect})") unless wal
 
-            database.execute("PRAGMA synchronous = FULL")
+            patiently(busy_timeout_ms) { database.execute("PRAGMA synchronous = FULL") }
           end
         end
 
-        def initialize(database)
+        def initialize(database, busy_timeout_ms)
           @database = database
+          @busy_timeout_ms = busy_timeout_ms
           @statements = {}
+        end
+
+        # Runs the block, waiting for a lock as {.patiently} does, up to the
+        # store's busy_timeout.
+        def patiently(&)
+          self.class.patiently(@busy_timeout_ms, &)
         end
 
         # Runs a prepared statement to its first row and resets it. The sqlite3

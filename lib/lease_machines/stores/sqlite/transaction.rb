@@ -8,6 +8,8 @@ module LeaseMachines
       class Transaction
         # @return [SQLite3::Database]
         attr_reader :connection
+        # @return [Connection] the store's connection object
+        attr_reader :statements
 
         def initialize(connection, store, failures)
           @statements = connection
