@@ -451,6 +451,26 @@ module LeaseMachines
       names&.each { |name| delete_row(name) }
     end
 
+    # One bad row does not hide the others: statuses raises
+    # UnreadableStatusesError, which carries every readable status and the
+    # error of each unreadable row.
+    def test_statuses_with_a_bad_row_lists_the_readable_ones
+      store = new_store
+      good = [unique_name("a-good"), unique_name("c-good")]
+      good.each { |name| store.authority(name).acquire(owner: 7, ttl: 60) }
+      bad = unique_name("b-bad")
+      insert_unchecked(bad, BAD_ROWS.fetch("half a lease record"))
+      error = assert_raises(Stores::UnreadableStatusesError) { store.statuses }
+      assert_kind_of StoreError, error
+      listed = error.statuses.map(&:name)
+      good.each { |name| assert_includes listed, name }
+      refute_includes listed, bad
+      assert_equal [bad], error.failures.keys
+      assert_includes error.failures.fetch(bad).message, bad.inspect
+    ensure
+      delete_row(bad) if bad
+    end
+
     # --- faults ---------------------------------------------------------------
 
     def test_a_process_killed_before_commit_leaves_the_committed_state

@@ -191,7 +191,18 @@ module LeaseMachines
       end
 
       def read_statuses
-        query(STATUSES_SQL, []).values.reject { |values| values[1].nil? }.map { |values| status_from(values) }
+        failures = {}
+        statuses = query(STATUSES_SQL, []).values.filter_map do |values|
+          next if values[1].nil?
+
+          status_from(values)
+        rescue StoreError => e
+          failures[values.fetch(1)] = e
+          nil
+        end
+        raise UnreadableStatusesError.new(statuses, failures) unless failures.empty?
+
+        statuses
       end
 
       def status_from(values)
