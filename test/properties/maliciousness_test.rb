@@ -223,5 +223,60 @@ module LeaseMachines
         assert_forgery_is_harmless(label, build, ->(checkpoint) { Authority.restore(checkpoint) })
       end
     end
+
+    # Wording an error runs the caller's #inspect. Whatever that does besides
+    # raising a StandardError (exit, throw, Thread#kill) must go on where it
+    # was headed, never be swallowed into a TypeError.
+    class Exits
+      def inspect = exit(3)
+    end
+
+    class Throws
+      def inspect = throw(:out, :thrown)
+    end
+
+    class Sleeps
+      def inspect
+        sleep 5
+        "slept"
+      end
+    end
+
+    class Raises
+      def inspect = raise("boom")
+    end
+
+    def test_exit_inside_inspect_exits
+      error = assert_raises(SystemExit) { Authority.new.acquire(owner: Exits.new, now: 0, ttl: 1) }
+      assert_equal 3, error.status
+      assert_raises(SystemExit) { Authority.new(clock_policy: Exits.new) }
+      assert_raises(SystemExit) { Holder.new(token: 1, at: 0, cadence: Exits.new) }
+      assert_raises(SystemExit) { Authority.restore(Exits.new) }
+    end
+
+    def test_throw_inside_inspect_reaches_its_catch
+      assert_equal :thrown, catch(:out) { Fence.new.accept(Throws.new) }
+      assert_equal :thrown, catch(:out) { Authority.new.acquire(owner: 1, now: Throws.new, ttl: 1) }
+      assert_equal :thrown, catch(:out) { Authority.new(clock_policy: Throws.new) }
+    end
+
+    def test_a_thread_killed_inside_inspect_dies
+      reached = Queue.new
+      thread = Thread.new do
+        Authority.new.acquire(owner: Sleeps.new, now: 0, ttl: 1)
+      rescue TypeError
+        reached << :went_on
+      end
+      sleep 0.01 until thread.status == "sleep"
+      thread.kill
+      assert thread.join(3), "the killed thread ended"
+      assert_empty reached, "the kill was not swallowed into a TypeError"
+    end
+
+    def test_an_inspect_that_raises_falls_back_to_the_plain_form
+      error = assert_raises(TypeError) { Authority.new.acquire(owner: Raises.new, now: 0, ttl: 1) }
+      assert_match(/\Aowner must be an Integer in #{Regexp.escape(OWNER_RANGE)}, got #<[\w:]+Raises:0x\h+> \([\w:]+Raises\)\z/,
+                   error.message)
+    end
   end
 end

@@ -47,13 +47,11 @@ pub fn from_value(ruby: &Ruby, value: Value, name: &str) -> Result<Checkpoint, E
     Obj::<CheckpointObj>::try_convert(value)
         .map(|checkpoint| checkpoint.checkpoint)
         .map_err(|_| {
-            errors::raise(
-                ruby,
+            convert::refusing(ruby, value, |shown| {
                 Failure::Type(format!(
-                    "{name} must be a LeaseMachines::Checkpoint, got {}",
-                    value.inspect()
-                )),
-            )
+                    "{name} must be a LeaseMachines::Checkpoint, got {shown}"
+                ))
+            })
         })
 }
 

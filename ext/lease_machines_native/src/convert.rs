@@ -16,19 +16,42 @@ const U64_RANGE: &str = "0..18446744073709551615";
 const TOKEN_RANGE: &str = "1..18446744073709551615";
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
-/// `"2.9 (Float)"`: how a rejected value is shown in a message.
-fn shown(value: Value) -> String {
+/// `value.inspect` for a message. This runs the caller's own code: a
+/// StandardError from it falls back to Ruby's plain `#<Class:0x...>` form, but
+/// anything else (`exit`, `throw`, `Thread#kill`, an interrupt, Ruby 3.1's
+/// `Timeout`) is not swallowed: it is returned, to go on where it was headed.
+pub fn inspected(ruby: &Ruby, value: Value) -> Result<String, Error> {
+    match value.funcall::<_, _, String>("inspect", ()) {
+        Ok(text) => Ok(text),
+        // The plain form (rb_any_to_s); no code of the caller's runs again
+        // unless its inspect raised, in which case it raises again, caught.
+        Err(error) if error.is_kind_of(ruby.exception_standard_error()) => Ok(value.inspect()),
+        Err(error) => Err(error),
+    }
+}
+
+/// The error `wording` makes of `value`'s inspect, or whatever interrupted
+/// the inspect (see [`inspected`]).
+pub fn refusing(ruby: &Ruby, value: Value, wording: impl FnOnce(String) -> Failure) -> Error {
+    match inspected(ruby, value) {
+        Ok(text) => raise(ruby, wording(text)),
+        Err(error) => error,
+    }
+}
+
+/// [`refusing`] with the value shown as `"2.9 (Float)"`: its inspect and its
+/// real class.
+fn refusing_shown(ruby: &Ruby, value: Value, wording: impl FnOnce(String) -> Failure) -> Error {
     // Kernel#class bound to the value: the object's real class, never a
     // singleton class, and no method the object itself defines is called. A
     // BasicObject is no Kernel: its class pointer is its class.
-    let ruby = Ruby::get_with(value);
     let name = ruby
         .module_kernel()
         .funcall::<_, _, Value>("instance_method", ("class",))
         .and_then(|method| method.funcall::<_, _, RClass>("bind_call", (value,)))
         .unwrap_or_else(|_| value.class())
         .inspect();
-    format!("{} ({name})", value.inspect())
+    refusing(ruby, value, |text| wording(format!("{text} ({name})")))
 }
 
 /// An Integer that fits in a `u64`, refusing every non-Integer (no `to_int`
@@ -36,10 +59,9 @@ fn shown(value: Value) -> String {
 /// `expected` is how the argument is described in the message.
 fn bounded_u64(ruby: &Ruby, value: Value, name: &str, expected: &str) -> Result<u64, Error> {
     let Some(integer) = Integer::from_value(value) else {
-        return Err(raise(
-            ruby,
-            Failure::Type(format!("{name} must be {expected}, got {}", shown(value))),
-        ));
+        return Err(refusing_shown(ruby, value, |shown| {
+            Failure::Type(format!("{name} must be {expected}, got {shown}"))
+        }));
     };
     integer.to_u64().map_err(|_| {
         raise(
@@ -146,13 +168,11 @@ pub fn time_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error
             .map(Duration::from_secs)
             .map_err(|_| too_large(ruby, value, name));
     }
-    Err(raise(
-        ruby,
+    Err(refusing_shown(ruby, value, |shown| {
         Failure::Type(format!(
-            "{name} must be an Integer or Float (seconds), got {}",
-            shown(value)
-        )),
-    ))
+            "{name} must be an Integer or Float (seconds), got {shown}"
+        ))
+    }))
 }
 
 fn too_large(ruby: &Ruby, value: Value, name: &str) -> Error {
@@ -165,13 +185,11 @@ fn too_large(ruby: &Ruby, value: Value, name: &str) -> Error {
 /// A time in exact nanoseconds, as stored in `@expires_at_ns`/`@observed_ns`.
 pub fn nanos_arg(ruby: &Ruby, value: Value, name: &str) -> Result<Duration, Error> {
     let Some(integer) = Integer::from_value(value) else {
-        return Err(raise(
-            ruby,
+        return Err(refusing_shown(ruby, value, |shown| {
             Failure::Type(format!(
-                "{name} must be a non-negative Integer (nanoseconds), got {}",
-                shown(value)
-            )),
-        ));
+                "{name} must be a non-negative Integer (nanoseconds), got {shown}"
+            ))
+        }));
     };
     if is_negative(value, integer) {
         return Err(raise(
@@ -219,13 +237,11 @@ pub fn clock_policy_arg(ruby: &Ruby, value: Value) -> Result<ClockPolicy, Error>
             return Ok(ClockPolicy::Clamp);
         }
     }
-    Err(raise(
-        ruby,
+    Err(refusing(ruby, value, |shown| {
         Failure::Argument(format!(
-            "clock_policy must be :reject or :clamp, got {}",
-            value.inspect()
-        )),
-    ))
+            "clock_policy must be :reject or :clamp, got {shown}"
+        ))
+    }))
 }
 
 /// The Symbol of a clock policy.

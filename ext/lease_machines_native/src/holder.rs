@@ -30,13 +30,11 @@ impl Holder {
         let token = convert::issued_token(ruby, token, "token")?;
         let at = convert::time_arg(ruby, at, "at")?;
         let cadence = Obj::<Cadence>::try_convert(cadence).map_err(|_| {
-            errors::raise(
-                ruby,
+            convert::refusing(ruby, cadence, |shown| {
                 Failure::Type(format!(
-                    "cadence must be a LeaseMachines::Cadence, got {}",
-                    cadence.inspect()
-                )),
-            )
+                    "cadence must be a LeaseMachines::Cadence, got {shown}"
+                ))
+            })
         })?;
         let cadence = Cadence::get(ruby, &cadence)?;
         errors::first_init(ruby, rb_self.0.get().is_some(), "Holder")?;

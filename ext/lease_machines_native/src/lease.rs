@@ -12,7 +12,7 @@ use magnus::{
 use crate::{
     classes::ClassSlot,
     convert::{self, TimeArg},
-    errors::{self, Failure},
+    errors::Failure,
 };
 
 /// A `Lease` object.
@@ -31,13 +31,11 @@ pub fn from_value(ruby: &Ruby, value: Value, name: &str) -> Result<Lease, Error>
     Obj::<LeaseObj>::try_convert(value)
         .map(|lease| lease.0)
         .map_err(|_| {
-            errors::raise(
-                ruby,
+            convert::refusing(ruby, value, |shown| {
                 Failure::Type(format!(
-                    "{name} must be a LeaseMachines::Lease, got {}",
-                    value.inspect()
-                )),
-            )
+                    "{name} must be a LeaseMachines::Lease, got {shown}"
+                ))
+            })
         })
 }
 
