@@ -190,19 +190,11 @@ module LeaseMachines
         status_from(values)
       end
 
+      # A row it cannot read does not hide the others: see
+      # {UnreadableStatusesError}.
       def read_statuses
-        failures = {}
-        statuses = query(STATUSES_SQL, []).values.filter_map do |values|
-          next if values[1].nil?
-
-          status_from(values)
-        rescue StoreError => e
-          failures[values.fetch(1)] = e
-          nil
-        end
-        raise UnreadableStatusesError.new(statuses, failures) unless failures.empty?
-
-        statuses
+        rows = query(STATUSES_SQL, []).values.reject { |values| values[1].nil? }
+        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
       def status_from(values)

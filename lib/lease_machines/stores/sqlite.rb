@@ -153,16 +153,7 @@ module LeaseMachines
       # {UnreadableStatusesError}.
       def read_statuses
         rows, clock = read(STATUSES_SQL, [])
-        failures = {}
-        statuses = rows.filter_map do |values|
-          status_from(values, clock)
-        rescue StoreError => e
-          failures[values.fetch(0)] = e
-          nil
-        end
-        raise UnreadableStatusesError.new(statuses, failures) unless failures.empty?
-
-        statuses
+        readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 
       def status_from(values, clock)

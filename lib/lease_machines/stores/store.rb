@@ -96,6 +96,22 @@ module LeaseMachines
                                        connection: transaction.connection))
       end
 
+      # The statuses of `rows`, each read by the block; a row the block cannot
+      # read (StoreError) does not hide the others, see
+      # {UnreadableStatusesError}. `name_at` is where a row holds its name.
+      def readable_statuses(rows, name_at:)
+        failures = {}
+        statuses = rows.filter_map do |row|
+          yield row
+        rescue StoreError => e
+          failures[row.fetch(name_at)] = e
+          nil
+        end
+        raise UnreadableStatusesError.new(statuses, failures) unless failures.empty?
+
+        statuses
+      end
+
       def build_status(name, columns, updated_at, clock_ms)
         checkpoint = Native.row_checkpoint(name, columns)
         Status.new(name: name, last_issued: checkpoint.last_issued, lease: checkpoint.lease,
