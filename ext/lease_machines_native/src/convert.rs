@@ -12,8 +12,10 @@ use magnus::{
 use crate::errors::{raise, Failure};
 
 /// The largest owner or token, as Ruby users see it.
-const U64_RANGE: &str = "0..18446744073709551615";
-const TOKEN_RANGE: &str = "1..18446744073709551615";
+// Whole descriptions, so that a call that converts fine builds no text.
+const AN_OWNER: &str = "an Integer in 0..18446744073709551615";
+const A_TOKEN: &str = "an Integer in 1..18446744073709551615";
+const A_MARK: &str = "nil or an Integer in 1..18446744073709551615";
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
 /// `value.inspect` for a message. This runs the caller's own code: a
@@ -88,7 +90,7 @@ pub fn or_nil<T>(
 
 /// An Integer in `0..2**64-1`.
 pub fn u64_arg(ruby: &Ruby, value: Value, name: &str) -> Result<u64, Error> {
-    bounded_u64(ruby, value, name, &format!("an Integer in {U64_RANGE}"))
+    bounded_u64(ruby, value, name, AN_OWNER)
 }
 
 /// A token presented for checking: 0 is allowed and is simply stale (`None`).
@@ -102,13 +104,12 @@ pub fn presented_token(
 
 /// A token that must have been issued: `1..2**64-1`.
 pub fn issued_token(ruby: &Ruby, value: Value, name: &str) -> Result<FencingToken, Error> {
-    let expected = format!("an Integer in {TOKEN_RANGE}");
-    let raw = bounded_u64(ruby, value, name, &expected)?;
+    let raw = bounded_u64(ruby, value, name, A_TOKEN)?;
     FencingToken::new(raw).ok_or_else(|| {
         raise(
             ruby,
             Failure::Range(format!(
-                "{name} must be {expected} (tokens start at 1), got 0"
+                "{name} must be {A_TOKEN} (tokens start at 1), got 0"
             )),
         )
     })
@@ -123,12 +124,11 @@ pub fn optional_token(
     if value.is_nil() {
         return Ok(None);
     }
-    let expected = format!("nil or an Integer in {TOKEN_RANGE}");
-    let raw = bounded_u64(ruby, value, name, &expected)?;
+    let raw = bounded_u64(ruby, value, name, A_MARK)?;
     FencingToken::new(raw).map(Some).ok_or_else(|| {
         raise(
             ruby,
-            Failure::Range(format!("{name} must be {expected}, got 0")),
+            Failure::Range(format!("{name} must be {A_MARK}, got 0")),
         )
     })
 }
