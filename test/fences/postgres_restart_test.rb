@@ -2,17 +2,18 @@
 
 require_relative "fence_helper"
 require "open3"
+require_relative "../support/restart_cluster"
 
 module LeaseMachines
   # The fence outlives restarts of the resource's database (the persistence
-  # contract, promise 5). A PostgreSQL cluster of this test's own, on port
-  # 54340 in /tmp/lm_fence_restart_pg, started and stopped with
-  # script/postgres: the cluster every other test uses is never restarted.
+  # contract, promise 5). A PostgreSQL cluster of this test's own
+  # (RestartCluster: the test cluster's port plus 11), started and stopped
+  # with script/postgres.
   class PostgresRestartTest < Minitest::Test
     include FenceTestHelper
 
     SCRIPT = File.expand_path("../../script/postgres", __dir__)
-    CLUSTER = { "LEASE_MACHINES_PG_PORT" => "54340", "LEASE_MACHINES_PG_DIR" => "/tmp/lm_fence_restart_pg" }.freeze
+    CLUSTER = RestartCluster.environment(11)
 
     def setup
       super

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "open3"
+require_relative "../support/restart_cluster"
 
 require_relative "store_contract"
 
@@ -398,7 +399,7 @@ module LeaseMachines
     end
 
     # The restart test's own cluster (port and folder of its own).
-    RESTART_CLUSTER = { "LEASE_MACHINES_PG_PORT" => "54341", "LEASE_MACHINES_PG_DIR" => "/tmp/lm_store_restart_pg" }.freeze
+    RESTART_CLUSTER = RestartCluster.environment(12)
     SCRIPT = File.expand_path("../../script/postgres", __dir__)
 
     # Runs script/postgres on the restart cluster. @return [String] its output (the URL on start)
