@@ -13,6 +13,7 @@ require_relative "lease_machines/authority"
 require_relative "lease_machines/fence"
 require_relative "lease_machines/cadence"
 require_relative "lease_machines/holder"
+require_relative "lease_machines/configuration"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines
@@ -22,3 +23,8 @@ module LeaseMachines
   autoload :Fences, "lease_machines/fences"
   autoload :FencedError, "lease_machines/fenced_error"
 end
+
+# Inside a Rails app (Rails is loaded before its gems), the Railtie: a default
+# store from ActiveRecord::Base and lease events in the Rails log. Nothing of
+# Rails is loaded otherwise.
+require_relative "lease_machines/rails/railtie" if defined?(::Rails::Railtie)
