@@ -143,6 +143,31 @@ module LeaseMachines
       assert_equal 2, granted.lease.token, "the same store reconnects and the history goes on"
     end
 
+    # The fast path from many processes at once on one resource: every
+    # reacquire by the same owner is granted a new token, so when every write
+    # lands only on the row its decision read, the tokens returned are
+    # exactly 1..last_issued, each once.
+    def test_fast_path_compare_and_set_from_many_processes_loses_no_grant
+      name = unique_name("fast-contended")
+      results_reader, results_writer = IO.pipe
+      pids = Array.new(4) do
+        fork_child do
+          results_reader.close
+          authority = new_store.authority(name)
+          tokens = Array.new(60) { authority.reacquire(owner: 1, now: 5, ttl: 1).lease.token }
+          results_writer.puts(tokens.join(","))
+        end
+      end
+      results_writer.close
+      pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
+      tokens = results_reader.read.split(/[,\n]/).map { |token| Integer(token, 10) }
+      assert_equal 240, tokens.size
+      assert_equal (1..240).to_a, tokens.sort, "each grant got its own token, and every one was committed"
+      assert_equal 240, new_store.authority(name).checkpoint.last_issued
+    ensure
+      results_reader&.close
+    end
+
     # Killed while waiting for the row lock: before COMMIT, so nothing was
     # committed (StoreError, not an unknown outcome).
     def test_a_connection_killed_while_waiting_for_the_row_lock_is_a_store_error
