@@ -40,12 +40,11 @@ module LeaseMachines
 
         private
 
-        # The row and the clock, in one autocommit statement (nothing is
-        # written). A session with autocommit off would neither see other
+        # The row and the clock, in one autocommit statement (two for a new
+        # resource; nothing is written). A session with autocommit off would neither see other
         # decisions (its snapshot stays) nor commit the write: refused.
         def read(session, name)
-          values = session.query(SQL.read(name)).first
-          raise @failures.problem("reading resource #{name.inspect} returned no row") unless values
+          values = session.query(SQL.read(name)).first || session.query(NEW_READ_SQL).first
           return values if values.fetch(6) == "1"
 
           raise Failures.in_transaction("MySQL", " (autocommit is off), so give the store a connection in " \

@@ -20,11 +20,13 @@ module LeaseMachines
       R_COLUMNS = COLUMNS.map { |column| "r.#{column}" }.join(", ")
       NOW = "UTC_TIMESTAMP(6)"
 
-      # The fast path's read: the row (every column NULL when the resource has
-      # no row yet; observed_ns is never NULL in a row), the clock, and
-      # whether the session commits each statement on its own.
-      READ_SQL = "SELECT #{R_COLUMNS}, #{CLOCK_MS}, @@autocommit " \
-                 "FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = %<name>s".freeze
+      # The fast path's read: the row, the clock, and whether the session
+      # commits each statement on its own. No row (a new resource): nothing,
+      # and NEW_READ_SQL reads the clock alone. (A plain primary-key read:
+      # LEFT JOIN from a one-row derived table, which would always answer one
+      # row, costs MariaDB a temporary table on every call.)
+      READ_SQL = "SELECT #{COLUMN_LIST}, #{CLOCK_MS}, @@autocommit FROM #{TABLE} WHERE name = %<name>s".freeze
+      NEW_READ_SQL = "SELECT #{COLUMNS.map { 'NULL' }.join(', ')}, #{CLOCK_MS}, @@autocommit".freeze
 
       # The locked transaction's locking read (the clock is read by the next
       # statement, so after the lock is granted).
