@@ -13,6 +13,7 @@ module LeaseMachines
   #
   #   require "lease_machines/fences/postgres"       # LeaseMachines::Fences::Postgres
   #   require "lease_machines/fences/sqlite"         # LeaseMachines::Fences::SQLite
+  #   require "lease_machines/fences/mysql"          # LeaseMachines::Fences::MySQL (and MariaDB)
   #   require "lease_machines/fences/active_record"  # LeaseMachines::Fences::Record, for models
   #
   #   fences = LeaseMachines::Fences::Postgres.new(connection)
@@ -46,6 +47,7 @@ module LeaseMachines
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/fences/sqlite"
     autoload :Postgres, "lease_machines/fences/postgres"
+    autoload :MySQL, "lease_machines/fences/mysql"
     autoload :Record, "lease_machines/fences/active_record"
   end
 end

@@ -94,7 +94,7 @@ module LeaseMachines
         [["--store", store, "release"], /release takes exactly one RESOURCE, got 0/],
         [["--store", store, "release", "nightly_report"], /confirm with --force/],
         [["--store", store, "status", "x" * 256], /bad RESOURCE: name must be at most 255 bytes/],
-        [["--store", "mysql://db/app", "status"], %r{--store must be sqlite:PATH or postgres://}],
+        [["--store", "redis://db/app", "status"], %r{--store must be sqlite:PATH, postgres://... or mysql2://}],
         [["--store"], /missing argument: --store/],
         [["--bogus"], /invalid option: --bogus/]
       ].each do |args, message|

@@ -80,7 +80,8 @@ module LeaseMachines
         def fenced_upsert!(token, attributes, unique_by:)
           token = Token.check(token)
           column = fence_column
-          Upsert.new(self, column).run(token, Record.checked_attributes(attributes, column), unique_by)
+          upsert = connection.adapter_name.match?(/mysql/i) ? MySQLUpsert : Upsert
+          upsert.new(self, column).run(token, Record.checked_attributes(attributes, column), unique_by)
         end
       end
 
