@@ -35,7 +35,11 @@ module LeaseMachines
       assert_equal %w[RESOURCE HOLDER TOKEN EXPIRES IN LAST ISSUED], lines.first.split
       assert_match(/\Acleanup\s+3\s+1\s+expired \d+\.\d{3}s ago\s+1\z/, lines[1])
       assert_match(/\Anever_granted\s+-\s+-\s+-\s+-\z/, lines[2])
-      assert_match(/\Anightly_report\s+7\s+1\s+(59|60)\.\d{3}s\s+1\z/, lines[3])
+      held = lines[3].match(/\Anightly_report\s+7\s+1\s+(\d+\.\d{3})s\s+1\z/)
+
+      refute_nil held, lines[3]
+      # What is left of the 60 s: less the CLI's own start, which a loaded machine can make seconds long.
+      assert_includes 30.0..60.0, Float(held[1])
       assert_equal 4, lines.size
     end
 
