@@ -21,4 +21,6 @@ module LeaseMachines
   # Fences at the protected resource, likewise.
   autoload :Fences, "lease_machines/fences"
   autoload :FencedError, "lease_machines/fenced_error"
+  # Signed tokens (a store's and a fence's `signing_keys:`).
+  autoload :Signing, "lease_machines/signing/keys"
 end
