@@ -59,7 +59,7 @@ module LeaseMachines
         token, proof = Token.presented(token, proof)
         raise ArgumentError, "guard needs a block: the writes the fence protects" unless block
 
-        authenticate(resource, token, proof) if @signing_keys && !token.zero?
+        Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
         @source.with do |session|
           # 0 is never issued: stale wherever a token is checked, as for
           # LeaseMachines::Fence#accept(0). Refused before anything is sent
@@ -85,15 +85,6 @@ module LeaseMachines
       end
 
       private
-
-      # A signed fence refuses, before anything is sent, a token whose proof
-      # is missing or was made by none of its keys.
-      def authenticate(resource, token, proof)
-        problem = nil.equal?(proof) ? :missing : @signing_keys.verify(resource, token, proof)
-        return if problem == :valid
-
-        raise ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem)
-      end
 
       def read_mark(session, resource)
         session.highest(resource)

@@ -51,6 +51,15 @@ module LeaseMachines
           [check(value), proof]
         end
 
+        # Raises ForgedTokenError unless one of `keys` ({Signing::Keys}) made
+        # `proof` for `token` of `resource`.
+        def authenticate(keys, resource, token, proof)
+          problem = nil.equal?(proof) ? :missing : keys.verify(resource, token, proof)
+          return if problem == :valid
+
+          raise ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem)
+        end
+
         # How a refused argument is shown in a message: `"1" (String)`
         # (the stores' wording, {Stores.described}).
         def describe(value)

@@ -14,9 +14,9 @@ module LeaseMachines
     #   when it refused (nil: the store has no row for it)
     attr_reader :last_issued
 
-    def initialize(resource:, token:, highest:, last_issued:)
+    def initialize(resource:, token:, highest:, last_issued:, record: nil)
       @last_issued = last_issued
-      super(resource: resource, token: token, highest: highest)
+      super(resource: resource, token: token, highest: highest, record: record)
     end
 
     private
@@ -43,12 +43,12 @@ module LeaseMachines
     attr_reader :clock_ns
 
     # rubocop:disable Metrics/ParameterLists -- keywords, each one reader
-    def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:)
+    def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:, record: nil)
       @last_issued = last_issued
       @lease_token = lease_token
       @expires_at_ns = expires_at_ns
       @clock_ns = clock_ns
-      super(resource: resource, token: token, highest: highest)
+      super(resource: resource, token: token, highest: highest, record: record)
     end
     # rubocop:enable Metrics/ParameterLists
 
