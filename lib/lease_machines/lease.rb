@@ -15,25 +15,25 @@ module LeaseMachines
     value_fields identity: %i[owner token expires_at_ns proof], shown: %i[owner token expires_at]
 
     # The proof, only when there is one: an unsigned lease shows (to_h,
-    # inspect) exactly its three fields.
-    module ShownProof
-      def to_h
-        proof ? super.merge(proof: proof) : super
-      end
+    # inspect) exactly its three fields. (Plain methods over the generated
+    # ones, not a prepended module: RBS's runtime checker hooks these.)
+    alias shown_fields to_h
+    alias shown_keys deconstruct_keys
+    alias shown_text inspect
+    private :shown_fields, :shown_keys, :shown_text
 
-      def deconstruct_keys(keys)
-        super.merge(proof: proof)
-      end
-
-      def inspect
-        proof ? "#{super.delete_suffix('>')} proof=#{proof.inspect}>" : super
-      end
-
-      def to_s
-        inspect
-      end
+    def to_h
+      proof ? shown_fields.merge(proof: proof) : shown_fields
     end
-    prepend ShownProof
+
+    def deconstruct_keys(keys)
+      shown_keys(keys).merge(proof: proof)
+    end
+
+    def inspect
+      proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
+    end
+    alias to_s inspect
 
     # @param expires_at [Integer, Float] seconds (a Float rounds to the nearest nanosecond)
     # @param proof [String, nil] the token's proof, 64 lowercase hex digits

@@ -179,6 +179,7 @@ module LeaseMachines
     end
 
     def test_a_pass_is_a_checked_value
+      ill_typed!
       lease = grant(unique_name("reports"), signing: true)
       pass = Fences::Pass.new("reports/x", lease)
 
