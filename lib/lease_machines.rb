@@ -22,6 +22,8 @@ module LeaseMachines
   # Fences at the protected resource, likewise.
   autoload :Fences, "lease_machines/fences"
   autoload :FencedError, "lease_machines/fenced_error"
+  # Signed tokens (a store's and a fence's `signing_keys:`).
+  autoload :Signing, "lease_machines/signing/keys"
 end
 
 # Inside a Rails app (Rails is loaded before its gems), the Railtie: a default

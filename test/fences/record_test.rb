@@ -285,6 +285,7 @@ module LeaseMachines
     end
 
     def test_bad_arguments_raise_clear_errors
+      ill_typed!
       record = report
       range = OWNER_RANGE
       assert_equal "token must be an Integer in #{range}, got \"1\" (String)",

@@ -43,9 +43,12 @@ module LeaseMachines
       #   the store issued for the resource (docs/FENCES.md, "Bound fences")
       # @param strict [Boolean] with store: admit only the token of the lease
       #   the store records, live at the database clock (UTC_TIMESTAMP(6))
-      def initialize(connection, store: false, strict: false)
+      # @param signing_keys [Array<String>, nil] the keys of the stores whose
+      #   leases this fence admits: only tokens with a proof one of them made
+      #   pass (ForgedTokenError otherwise; docs/FENCES.md, "Signed tokens")
+      def initialize(connection, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
-        super(source(connection))
+        super(source(connection), signing_keys)
       end
 
       private

@@ -64,8 +64,11 @@ module LeaseMachines
       #   decision's transaction (and force release), just before COMMIT (a
       #   test hook, or a place to write to the same database in the same
       #   transaction); its connection is the Mysql2::Client
-      def initialize(connection, before_commit: nil)
-        super(before_commit: before_commit)
+      # @param signing_keys [Array<String>, nil] secret keys of at least 32
+      #   bytes: granted and renewed leases carry their token's proof, signed
+      #   with the first (docs/FENCES.md, "Signed tokens")
+      def initialize(connection, before_commit: nil, signing_keys: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys)
         @connections = Connections.for(connection)
         driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
                                       hint: missing_table_hint)

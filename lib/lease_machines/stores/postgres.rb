@@ -88,9 +88,13 @@ module LeaseMachines
       # @param before_commit [#call, nil] called with a {Commit} inside every
       #   decision's transaction (and force release), just before COMMIT (a test hook, or a place to
       #   write to the same database in the same transaction)
+      # @param signing_keys [Array<String>, nil] secret keys of at least 32
+      #   bytes: granted and renewed leases carry their token's proof, signed
+      #   with the first (docs/FENCES.md, "Signed tokens")
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(connection, lock_timeout: nil, statement_timeout: nil, prepared_statements: true,
-                     before_commit: nil)
-        super(before_commit: before_commit)
+                     before_commit: nil, signing_keys: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys)
         unless [true, false].include?(prepared_statements)
           raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
         end
@@ -107,6 +111,7 @@ module LeaseMachines
         statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures)
         @fast_path = FastPath.new(@connections, statements, @failures)
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @return [Boolean] whether the fast path's statements are prepared
       def prepared_statements?

@@ -25,10 +25,13 @@ module LeaseMachines
 
       # @return [String] the column's name
       attr_reader :name
+      # @return [RowAdmission] what the model's writes admit beyond the row's comparison
+      attr_reader :admission
 
-      def initialize(model, name)
+      def initialize(model, name, admission)
         @model = model
         @name = name
+        @admission = admission
         @checked = false
       end
 
