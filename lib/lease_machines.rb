@@ -13,6 +13,7 @@ require_relative "lease_machines/authority"
 require_relative "lease_machines/fence"
 require_relative "lease_machines/cadence"
 require_relative "lease_machines/holder"
+require_relative "lease_machines/runtime"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines
