@@ -9,11 +9,12 @@ require_relative "lease_machines/value_object"
 require_relative "lease_machines/lease"
 require_relative "lease_machines/decision"
 require_relative "lease_machines/checkpoint"
+# Before Authority, which includes Runtime::Holding (`hold`).
+require_relative "lease_machines/runtime"
 require_relative "lease_machines/authority"
 require_relative "lease_machines/fence"
 require_relative "lease_machines/cadence"
 require_relative "lease_machines/holder"
-require_relative "lease_machines/runtime"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines

@@ -41,10 +41,13 @@ module LeaseMachines
         now_ns / 1_000_000_000.0
       end
 
-      # Moves the clock forward and wakes every thread waiting on it.
+      # Moves the clock forward, wakes every thread waiting on it and, with
+      # `settle:` (the default), returns only once the renewal thread of
+      # this clock has done everything that became due (at most
+      # {Runtime::Scheduler::SETTLE_TIMEOUT} real seconds).
       # @param seconds [Integer, Float] finite, not negative
       # @return [Float] the new reading
-      def advance(seconds)
+      def advance(seconds, settle: true)
         unless (seconds.is_a?(Integer) || (seconds.is_a?(Float) && seconds.finite?)) && !seconds.negative?
           raise ArgumentError, "seconds must be a finite, non-negative Integer or Float, got #{seconds.inspect}"
         end
@@ -55,6 +58,7 @@ module LeaseMachines
           @waiters.keys
         end
         waiters.each { |mutex, condition| mutex.synchronize { condition.broadcast } }
+        Runtime::Scheduler.settle(self) if settle
         now
       end
 
