@@ -32,7 +32,12 @@ module LeaseMachines
             "fenced"
           end
           sleep 0.3 # the renewal thread wakes too and finds the lease gone
-          from_child_w.puts([at_risk, written, held.lost?, (held.check! && "ok" rescue "lost")].join(","))
+          checked = begin
+            held.check! && "ok"
+          rescue LeaseLost
+            "lost"
+          end
+          from_child_w.puts([at_risk, written, held.lost?, checked].join(","))
         end
       end
       to_child_r.close
