@@ -12,6 +12,7 @@ require_relative "runtime/scheduler"
 require_relative "runtime/fork_hook"
 require_relative "runtime/hold"
 require_relative "runtime/holding"
+require_relative "runtime/elector"
 require_relative "events"
 
 module LeaseMachines

@@ -94,7 +94,62 @@ module LeaseMachines
       end
     end
 
+    # Two processes, one leader. The leader is stopped past its lease; the
+    # other takes over with a greater token; the old one, resumed, knows it
+    # is no leader before it does anything, and is deposed.
+    def test_two_electors_one_leader_and_a_stopped_leader_is_replaced
+      name = unique_name("leader")
+      first, first_out, first_control = elect(name, 1)
+      assert_equal "elected 1", read_line(first_out)
+      second, second_out, second_control = elect(name, 2)
+      refute second_out.wait_readable(0.5), "a second leader while the first renews"
+      Process.kill(:STOP, first)
+      assert_equal "elected 2", read_line(second_out), "taken over with a greater token"
+      Process.kill(:CONT, first)
+      # On waking, its worker asks leader? (false from its own clock, whatever
+      # the elector's thread has done yet) and the term ends.
+      assert_equal ["deposed 1", "resumed leader?=false"], [read_line(first_out), read_line(first_out)].sort
+      [first_control, second_control].each { |io| io.puts("stop") }
+      assert_equal "deposed 2", read_line(second_out)
+      [first, second].each { |pid| assert_predicate wait_child(pid), :success? }
+      assert_nil new_store.authority(name).checkpoint.lease, "the last leader released on stop"
+    ensure
+      [first_out, first_control, second_out, second_control].each { |io| io&.close unless io&.closed? }
+    end
+
     private
+
+    # A child process campaigning as `owner`: it reports each term on its
+    # output, and stops when told on its control pipe.
+    def elect(name, owner)
+      control_r, control = IO.pipe
+      out, out_w = IO.pipe
+      pid = fork_child do
+        control.close
+        out.close
+        out_w.sync = true
+        elector = Elector.new(new_store.authority(name), owner: owner, lease_duration: 0.6, renew_deadline: 0.4,
+                                                         retry_period: 0.1,
+                                                         on_elected: ->(term) { out_w.puts("elected #{term}") },
+                                                         on_deposed: ->(term) { out_w.puts("deposed #{term}") })
+        watch = Thread.new do # a worker asking leader? before each step of its work
+          last = monotonic
+          loop do
+            sleep 0.01
+            now = monotonic
+            out_w.puts("resumed leader?=#{elector.leader?}") if now - last > 0.5
+            last = now
+          end
+        end
+        elector.start
+        control_r.gets
+        elector.stop
+        watch.kill
+      end
+      control_r.close
+      out_w.close
+      [pid, out, control]
+    end
 
     def read_line(io)
       flunk "nothing from the child within 10 s" unless io.wait_readable(10)
