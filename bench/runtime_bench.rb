@@ -104,7 +104,6 @@ def hold_against_bare(store)
   Bench.target("hold { } within 1.15x of acquire + release", ratio, ratio <= 1.15)
 end
 
-
 puts Bench.machine
 Dir.mktmpdir("lease_machines_runtime_bench") do |dir|
   store = LeaseMachines::Stores::SQLite.new(File.join(dir, "leases.sqlite3")).setup!
