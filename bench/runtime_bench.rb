@@ -6,23 +6,26 @@
 #    jobs would be), renewed by the one renewal thread: how late each renewal
 #    was sent against its plan (renew_after past the last confirmed send), as
 #    a share of renew_after (target: p99 under 5%); the threads the runtime
-#    added; memory per hold (RSS with the holds, against the same number of
-#    threads parked without one).
+#    added; the Ruby heap per hold (live object bytes with the holds, against
+#    the same number of threads parked without one).
 # 2. `hold { }` against a bare acquire + release on the same store (target:
 #    at most 1.15x).
 #
 # Run: ruby bench/runtime_bench.rb (`rake bench:runtime`). Knobs: HOLDS=1000,
-# HOLD_TTL=9 (renew_after is ttl / 3), HOLD_ROUNDS=3 (renewal rounds watched).
+# HOLD_TTL=30 (renew_after is ttl / 3), HOLD_ROUNDS=2 (renewal rounds watched).
 
+require "objspace"
 require "tmpdir"
 require_relative "bench_helper"
 require "lease_machines/stores/sqlite"
 
 HOLDS = Integer(ENV.fetch("HOLDS", "1000"))
-TTL = Float(ENV.fetch("HOLD_TTL", "9"))
-WATCHED_ROUNDS = Integer(ENV.fetch("HOLD_ROUNDS", "3"))
+TTL = Float(ENV.fetch("HOLD_TTL", "30"))
+WATCHED_ROUNDS = Integer(ENV.fetch("HOLD_ROUNDS", "2"))
 
 def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+def ms(seconds) = format("%.2f ms", 1000 * seconds)
 
 def percentile(values, fraction)
   sorted = values.sort
@@ -44,41 +47,48 @@ def park(count, wrap = nil)
   [threads, -> { count.times { gate << true } && threads.each(&:join) }]
 end
 
+# Bytes of live Ruby objects (ObjectSpace.memsize_of_all, after a full GC).
+def live_bytes
+  GC.start
+  ObjectSpace.memsize_of_all
+end
+
 def concurrent_holds(store)
   Bench.heading("#{HOLDS} concurrent holds, ttl #{TTL} s, renew_after #{TTL / 3} s")
-  GC.start
-  before = Bench.rss_kib
   threads_before = Thread.list.size
+  before = live_bytes
   _, release_bare = park(HOLDS)
-  bare_kib = Bench.rss_kib - before
+  bare_bytes = live_bytes - before
   release_bare.call
 
-  late = []
-  LeaseMachines.subscribe { |name, payload| late << payload[:late] if name == :renew && payload[:status] == :renewed }
-  GC.start
-  before = Bench.rss_kib
+  renewals = []
+  LeaseMachines.subscribe do |name, payload|
+    renewals << payload.values_at(:late, :duration) if name == :renew && payload[:status] == :renewed
+  end
+  before = live_bytes
   started = monotonic
   holding, release = park(HOLDS, lambda { |index, body|
     store.authority("bench-hold-#{index}").hold!(owner: index, ttl: TTL) { body.call }
   })
   acquired_in = monotonic - started
-  held_kib = Bench.rss_kib - before
+  held_bytes = live_bytes - before
   runtime_threads = Thread.list.size - threads_before - holding.size
   sleep(acquired_in + (WATCHED_ROUNDS * TTL / 3) + 0.5)
-  renewals = late.dup
+  watched = renewals.dup
   release.call
 
   renew_after = TTL / 3
-  p50 = percentile(renewals, 0.5) / renew_after
-  p99 = percentile(renewals, 0.99) / renew_after
+  late = watched.map(&:first)
+  p99 = percentile(late, 0.99) / renew_after
   Bench.table(%w[figure value],
               [["holds acquired in", format("%.2f s", acquired_in)],
-               ["renewals watched", renewals.size.to_s],
-               ["lateness p50 / renew_after", format("%.3f%%", 100 * p50)],
+               ["renewals watched", watched.size.to_s],
+               ["renewal store call p50 / p99", [0.5, 0.99].map { |at| ms(percentile(watched.map(&:last), at)) }.join(" / ")],
+               ["lateness p50 / renew_after", format("%.3f%%", 100 * percentile(late, 0.5) / renew_after)],
                ["lateness p99 / renew_after", format("%.3f%%", 100 * p99)],
-               ["lateness max", format("%.1f ms", 1000 * renewals.max)],
+               ["lateness max", ms(late.max)],
                ["threads the runtime added", runtime_threads.to_s],
-               ["memory per hold (RSS, minus a parked thread)", format("%.1f KiB", (held_kib - bare_kib).fdiv(HOLDS))]])
+               ["Ruby heap per hold (minus a parked thread)", format("%.0f bytes", (held_bytes - bare_bytes).fdiv(HOLDS))]])
   puts "target: renewal lateness p99 under 5% of renew_after #{format('%.3f%%', 100 * p99).rjust(8)}  " \
        "#{p99 < 0.05 ? 'HOLDS' : 'MISSED'}"
 end

@@ -286,31 +286,6 @@ module LeaseMachines
       end
     end
 
-    def test_arguments_are_checked_before_anything_is_acquired
-      {
-        -> { hold(wait: -1) { flunk "ran" } } => [ArgumentError, "wait must be a finite, non-negative number of seconds, got -1"],
-        lambda {
-          hold(wait: "1") do
-            flunk "ran"
-          end
-        } => [ArgumentError, 'wait must be a finite, non-negative number of seconds, got "1"'],
-        -> { hold(interrupt: 1) { flunk "ran" } } => [TypeError, "interrupt must be true or false, got 1"],
-        -> { hold(ttl: "30") { flunk "ran" } } => [TypeError, 'ttl must be an Integer or Float number of seconds, got "30"'],
-        -> { hold(on_lost: 1) { flunk "ran" } } => [TypeError, "on_lost must be nil or respond to #call, got 1"],
-        lambda {
-          hold(clock: :now) do
-            flunk "ran"
-          end
-        } => [TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got :now"],
-        -> { hold } => [ArgumentError, "hold needs a block"],
-        -> { hold(owner: -1) { flunk "ran" } } => [RangeError, "owner must be an Integer in 0..18446744073709551615, got -1"]
-      }.each do |call, (klass, message)|
-        error = assert_raises(klass) { call.call }
-        assert_equal message, error.message
-      end
-      assert_nil authority.checkpoint.last_issued
-    end
-
     def test_the_in_memory_authority_holds_on_the_runtime_clock
       memory = Authority.new
       outcome = memory.hold(owner: 1, ttl: TTL, clock: @clock) do |held|
