@@ -64,6 +64,8 @@ module LeaseMachines
       private
 
       def timed(name, held = nil, **fields)
+        return yield unless Events.listened?
+
         started = MonotonicClock.now
         decision = yield
         emit(name, held, token: decision.lease&.token || held&.token, status: decision.status,
