@@ -26,11 +26,11 @@ pub const FNV1A_64_PRIME: u64 = 0x0000_0100_0000_01b3;
 #[must_use]
 pub const fn fnv1a_64(bytes: &[u8]) -> u64 {
     let mut state = FNV1A_64_OFFSET_BASIS;
-    let mut index = 0;
-    while index < bytes.len() {
-        state ^= bytes[index] as u64;
+    let mut rest = bytes;
+    while let [byte, tail @ ..] = rest {
+        state ^= *byte as u64;
         state = state.wrapping_mul(FNV1A_64_PRIME);
-        index += 1;
+        rest = tail;
     }
     state
 }
