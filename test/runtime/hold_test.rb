@@ -166,6 +166,15 @@ module LeaseMachines
       assert_equal :stale_token, error.reason
     end
 
+    # The lease is lost just after the block ended, while the hold is
+    # releasing it: the interrupt is held back, and neither the block's value
+    # nor its own error is replaced by it.
+    def test_an_interrupt_after_the_block_ended_does_not_replace_its_outcome
+      assert_equal :done, interrupted_after_the_block { :done }.value
+      error = assert_raises(IOError) { interrupted_after_the_block { raise IOError, "the job failed" } }
+      assert_equal "the job failed", error.message
+    end
+
     def test_without_interrupt_the_block_finds_out_at_its_next_check
       in_hold do |held, thread|
         @store.force_release("nightly")
@@ -294,6 +303,33 @@ module LeaseMachines
       end
       assert_equal 1040.0, outcome.value
       assert_nil memory.checkpoint.lease
+    end
+
+    private
+
+    # Runs hold(interrupt: true) whose block ends (with `finish`) while a
+    # renewal is stuck in the store; the renewal is then refused (the lease
+    # was force-released), which interrupts the thread inside `finish`.
+    def interrupted_after_the_block(&finish)
+      inside = Queue.new
+      go = Queue.new
+      thread = Thread.new do
+        hold(interrupt: true) do
+          inside << true
+          go.pop
+          finish.call
+        end
+      end
+      thread.report_on_exception = false
+      inside.pop
+      @store.force_release("nightly")
+      close_gate
+      @clock.advance(10, settle: false)
+      @entered.pop # the renewal is in the store, holding the hold's renewal lock
+      go << true
+      Thread.pass until thread.backtrace.to_a.any? { |line| line.include?("in `finish'") } || !thread.alive?
+      open_gate
+      thread.value
     end
   end
 end

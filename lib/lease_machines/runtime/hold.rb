@@ -30,27 +30,34 @@ module LeaseMachines
       private
 
       # Runs the block while the scheduler renews. LeaseLost from the renewal
-      # thread (interrupt: true) reaches the block only while it runs; one
-      # that arrives after the block returned is dropped (the block finished
-      # its work; the lease being lost then changes nothing).
+      # thread (interrupt: true) reaches the block only while it runs. One
+      # that lands after the block ended (it is held back while the lease is
+      # released) is taken out of the thread's queue before it could replace
+      # the block's outcome: its value, its own error or its throw is what the
+      # caller gets.
       def under(held)
-        completed = false
-        value = nil
         scheduler = Scheduler.for(@claim.clock)
         Thread.handle_interrupt(LeaseLost => :never) do
           held.interrupt(Thread.current) if @interrupt
           scheduler.add(held)
-          value = Thread.handle_interrupt(LeaseLost => :immediate) { yield held }
-          completed = true
+          Thread.handle_interrupt(LeaseLost => :immediate) { yield held }
         ensure
           held.finish
           scheduler.remove(held)
+          discard_late_interrupt(held) if @interrupt
         end
-        value
-      rescue LeaseLost => e
-        raise unless completed && @interrupt && e.equal?(held.interrupt_error)
+      end
 
-        value
+      # Receives a LeaseLost still pending for this thread: ours is dropped,
+      # another hold's (an outer one of the same thread) goes on its way.
+      # (`Thread.pending_interrupt?` without an argument: Ruby 3.1 crashes
+      # when given a class while an exception object is queued.)
+      def discard_late_interrupt(held)
+        return unless Thread.pending_interrupt?
+
+        Thread.handle_interrupt(LeaseLost => :immediate) { Thread.pass }
+      rescue LeaseLost => e
+        raise unless e.equal?(held.interrupt_error)
       end
     end
   end
