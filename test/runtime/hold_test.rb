@@ -184,6 +184,28 @@ module LeaseMachines
       end
     end
 
+    # A fence that refuses the lease's token (a newer holder wrote) makes the
+    # holder fenced: terminal, reported, and nothing more is renewed.
+    def test_a_refused_fenced_write_fences_the_holder
+      require "lease_machines/fences/sqlite"
+      Dir.mktmpdir do |dir|
+        fences = Fences::SQLite.new(File.join(dir, "data.sqlite3")).setup!
+        fences.guard("nightly", 5) { nil } # a newer holder's write
+        seen = nil
+        assert_raises(FencedError) do
+          hold do |held|
+            seen = held
+            fences.guard("nightly", held.token) { flunk "a stale write ran" }
+          end
+        end
+        assert_equal %i[fenced fenced], [seen.state, seen.reason]
+        assert_predicate seen, :lost?
+        assert_equal [:fenced], events(:fenced, :status)
+        assert_nil authority.checkpoint.lease, "released: the next holder may start at once"
+        fences.close
+      end
+    end
+
     def test_nested_holds_of_two_resources_renew_on_one_thread
       hold("one") do |one|
         hold("two") do |two|

@@ -146,7 +146,7 @@ module LeaseMachines
       end
 
       # Called by `hold` when the block has ended: no renewal starts after
-      # this, and the lease is released unless it was lost.
+      # this, and the lease is released unless it expired.
       def finish
         @renewing.synchronize do
           @mutex.synchronize do
@@ -154,7 +154,10 @@ module LeaseMachines
             @thread = nil
           end
         end
-        @claim.release(self) unless lost? || forked?
+        # An expired lease is no longer ours to release; a fenced one may
+        # still be held at the authority, and releasing it lets the next
+        # holder in at once.
+        @claim.release(self) unless forked? || state == :expired
       end
 
       # `interrupt: true`: the block's thread gets {LeaseLost} when the lease is lost.

@@ -41,6 +41,9 @@ module LeaseMachines
           held.interrupt(Thread.current) if @interrupt
           scheduler.add(held)
           Thread.handle_interrupt(LeaseLost => :immediate) { yield held }
+        rescue FencedError => e
+          held.fenced! if e.token == held.token # a fence refused this lease's token: terminal
+          raise
         ensure
           held.finish
           scheduler.remove(held)
