@@ -23,7 +23,9 @@ module LeaseMachines
       # scheduler on any other clock (a {Testing::Clock}) ends at once.
       LINGER = 1.0
 
-      @schedulers = {}.compare_by_identity
+      # Weak: a test's Testing::Clock and its idle scheduler go away with the
+      # test (a scheduler whose thread runs is kept alive by that thread).
+      @schedulers = ObjectSpace::WeakMap.new
       @mutex = Mutex.new
 
       class << self
@@ -45,7 +47,7 @@ module LeaseMachines
         # (their threads do not exist here).
         def forget_all
           @mutex = Mutex.new
-          @schedulers = {}.compare_by_identity
+          @schedulers = ObjectSpace::WeakMap.new
         end
       end
 
