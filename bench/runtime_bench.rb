@@ -12,7 +12,9 @@
 #    at most 1.15x).
 #
 # Run: ruby bench/runtime_bench.rb (`rake bench:runtime`). Knobs: HOLDS=1000,
-# HOLD_TTL=30 (renew_after is ttl / 3), HOLD_ROUNDS=2 (renewal rounds watched).
+# HOLD_TTL=30 (renew_after is ttl / 3), HOLD_ROUNDS=2 (renewal rounds watched),
+# HOLD_DIR (where the database file goes: /dev/shm takes the disk's fsync
+# stalls out of the figures).
 
 require "objspace"
 require "tmpdir"
@@ -116,7 +118,8 @@ def hold_against_bare(store)
 end
 
 puts Bench.machine
-Dir.mktmpdir("lease_machines_runtime_bench") do |dir|
+Dir.mktmpdir("lease_machines_runtime_bench", ENV.fetch("HOLD_DIR", Dir.tmpdir)) do |dir|
+  puts "database in #{dir}"
   store = LeaseMachines::Stores::SQLite.new(File.join(dir, "leases.sqlite3")).setup!
   concurrent_holds(store)
   hold_against_bare(store)

@@ -29,6 +29,21 @@ module LeaseMachines
       end
     end
 
+    # Holds that come and go faster than they come due leave stale entries;
+    # the heap is rebuilt before they pile up.
+    def test_stale_entries_do_not_pile_up
+      queue = Runtime::DueQueue.new
+      kept = Object.new
+      queue.set(kept, 5.0)
+      10_000.times do |at|
+        hold = Object.new
+        queue.set(hold, 100.0 + at)
+        queue.delete(hold)
+      end
+      assert_operator queue.entries, :<=, 2 + Runtime::DueQueue::COMPACT_SLACK
+      assert_equal [kept, 5.0], queue.first
+    end
+
     def test_an_empty_queue_has_nothing_due
       queue = Runtime::DueQueue.new
       assert_predicate queue, :empty?

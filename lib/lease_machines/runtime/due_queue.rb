@@ -9,6 +9,11 @@ module LeaseMachines
     # stale entry behind, dropped when it reaches the top). Not thread-safe:
     # the scheduler's Mutex guards it.
     class DueQueue
+      # Stale entries allowed beyond twice the live ones before the heap is
+      # rebuilt from the live ones (holds that come and go faster than they
+      # come due would otherwise pile up until their instants arrive).
+      COMPACT_SLACK = 64
+
       def initialize
         @heap = []
         @due = {}.compare_by_identity
@@ -23,6 +28,7 @@ module LeaseMachines
         end
         @due[hold] = at
         push([at, @sequence += 1, hold])
+        compact if @heap.size > (2 * @due.size) + COMPACT_SLACK
       end
 
       def delete(hold)
@@ -39,6 +45,11 @@ module LeaseMachines
 
       def size
         @due.size
+      end
+
+      # @return [Integer] entries in the heap, stale ones included
+      def entries
+        @heap.size
       end
 
       # @return [[Object, Float], nil] the hold due first and when
@@ -59,6 +70,11 @@ module LeaseMachines
       end
 
       private
+
+      def compact
+        @heap = []
+        @due.each { |hold, at| push([at, @sequence += 1, hold]) }
+      end
 
       def push(entry)
         @heap << entry
