@@ -28,7 +28,7 @@ module LeaseMachinesRbs
   # Ill-typed on purpose: every call in them breaks a signature.
   ILL_TYPED = %w[test/properties/argument_types_test.rb test/properties/maliciousness_test.rb
                  test/fences/arguments_test.rb test/unit/signing_arguments_test.rb
-                 test/unit/configuration_test.rb].freeze
+                 test/unit/configuration_test.rb test/runtime/argument_types_test.rb].freeze
   # Not about the Ruby API's types: builds and installs gems in subprocesses
   # (packaging, a generated Rails app), needs a database server (stores), or
   # counts allocations, which the checker's own wrappers change (allocation).
@@ -38,7 +38,8 @@ module LeaseMachinesRbs
   # DATABASE_URL); the few of them that make ill-typed calls on purpose skip
   # under the checker (`ill_typed!`, test/fences/fence_helper.rb).
   ELSEWHERE = %w[test/packaging/**/*_test.rb test/stores/**/*_test.rb test/rails/**/*_test.rb
-                 test/**/mysql*_test.rb test/properties/allocation_test.rb].freeze
+                 test/**/mysql*_test.rb test/properties/allocation_test.rb
+                 test/runtime/real_processes_test.rb].freeze
   # Run all the same: the row codec test needs no database and is well-typed.
   NOT_ELSEWHERE = %w[test/stores/row_codec_test.rb].freeze
 

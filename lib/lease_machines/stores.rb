@@ -47,6 +47,7 @@ module LeaseMachines
     autoload :SQLite, "lease_machines/stores/sqlite"
     autoload :Postgres, "lease_machines/stores/postgres"
     autoload :MySQL, "lease_machines/stores/mysql"
+    autoload :Memory, "lease_machines/stores/memory"
     autoload :Schema, "lease_machines/stores/schema"
     autoload :CLI, "lease_machines/stores/cli"
   end

@@ -21,6 +21,7 @@ mod fence;
 mod holder;
 mod init_once;
 mod lease;
+mod owner_id;
 mod proof;
 mod request;
 mod row;
@@ -40,5 +41,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     row::define(native)?;
     request::define(ruby, native)?;
     proof::define(ruby, native)?;
+    owner_id::define(native)?;
     Ok(())
 }
