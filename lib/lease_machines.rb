@@ -9,6 +9,8 @@ require_relative "lease_machines/value_object"
 require_relative "lease_machines/lease"
 require_relative "lease_machines/decision"
 require_relative "lease_machines/checkpoint"
+# Before Authority, which includes Runtime::Holding (`hold`).
+require_relative "lease_machines/runtime"
 require_relative "lease_machines/authority"
 require_relative "lease_machines/fence"
 require_relative "lease_machines/cadence"

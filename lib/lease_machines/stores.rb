@@ -45,6 +45,7 @@ module LeaseMachines
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/stores/sqlite"
     autoload :Postgres, "lease_machines/stores/postgres"
+    autoload :Memory, "lease_machines/stores/memory"
     autoload :Schema, "lease_machines/stores/schema"
     autoload :CLI, "lease_machines/stores/cli"
   end

@@ -21,6 +21,7 @@ mod fence;
 mod holder;
 mod init_once;
 mod lease;
+mod owner_id;
 mod request;
 mod row;
 
@@ -38,5 +39,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     let native = root.define_module("Native")?;
     row::define(native)?;
     request::define(ruby, native)?;
+    owner_id::define(native)?;
     Ok(())
 }

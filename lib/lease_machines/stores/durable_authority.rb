@@ -11,6 +11,8 @@ module LeaseMachines
     # Each call checks its arguments first (the core's checks and messages, in
     # the core's order), as a {Native::Request}, before any transaction starts.
     class DurableAuthority
+      include Runtime::Holding::OnStoreClock # hold, hold! (docs/RUNTIME.md)
+
       # @return [Store]
       attr_reader :store
       # @return [String] the resource name

@@ -1,0 +1,151 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # The renewal thread: one per process (and per clock), renewing every
+    # lease held by `hold` in the process, of every store, each when its
+    # Holder says it is due. It starts with the first hold and ends when
+    # nothing is held. A renewal that fails (StoreError,
+    # OutcomeUnknownError: renewing again is safe) is retried until the
+    # holder is at risk and then lost; a callback that raises is reported and
+    # the thread goes on. Renewals run one after another: a store call that
+    # hangs delays the others (every store call has the store's own timeout).
+    #
+    # A forked child starts with no scheduler at all (see {ForkHook}), and
+    # every {Held} it inherited reads as lost: it never renews its parent's
+    # leases.
+    class Scheduler
+      # How long {#settle} waits, at most, in real seconds.
+      SETTLE_TIMEOUT = 5.0
+
+      @schedulers = {}.compare_by_identity
+      @mutex = Mutex.new
+
+      class << self
+        # The scheduler of `clock` in this process.
+        def for(clock)
+          @mutex.synchronize { @schedulers[clock] ||= new(clock) }
+        end
+
+        # Waits (real time, at most SETTLE_TIMEOUT) until the scheduler of
+        # `clock`, if any, has nothing due and nothing running (and its
+        # thread has ended when nothing is held): what {Testing::Clock#advance}
+        # does after moving the clock.
+        def settle(clock)
+          scheduler = @mutex.synchronize { @schedulers[clock] }
+          scheduler&.settle
+        end
+
+        # @api private: in a forked child, forget the parent's schedulers
+        # (their threads do not exist here).
+        def forget_all
+          @mutex = Mutex.new
+          @schedulers = {}.compare_by_identity
+        end
+      end
+
+      # @return [#now, #wait]
+      attr_reader :clock
+
+      def initialize(clock)
+        @clock = clock
+        @mutex = Mutex.new
+        @wake = ConditionVariable.new
+        @due = {}.compare_by_identity
+        @thread = nil
+        @busy = false
+      end
+
+      # Starts renewing `held` (and the thread, when it is not running).
+      def add(held)
+        @mutex.synchronize do
+          @due[held] = held.due_at
+          @thread = Thread.new { run } unless @thread&.alive?
+          @wake.signal
+        end
+      end
+
+      # Stops renewing `held`.
+      def remove(held)
+        @mutex.synchronize do
+          @due.delete(held)
+          @wake.signal
+        end
+      end
+
+      # @return [Integer] the holds being renewed
+      def size
+        @mutex.synchronize { @due.size }
+      end
+
+      # @return [Thread, nil] the renewal thread, while it runs
+      def thread
+        @mutex.synchronize { @thread if @thread&.alive? }
+      end
+
+      # See {.settle}.
+      def settle
+        return if Thread.current.equal?(@thread)
+
+        deadline = MonotonicClock.now + SETTLE_TIMEOUT
+        until idle? || MonotonicClock.now > deadline
+          Thread.pass
+          sleep 0.001
+        end
+      end
+
+      def inspect
+        "#<#{self.class.name} holds=#{size} clock=#{@clock.inspect}>"
+      end
+      alias to_s inspect
+
+      private
+
+      def idle?
+        @mutex.synchronize do
+          now = @clock.now
+          !@busy && @due.each_value.none? { |at| at && at <= now } && (@due.any? || @thread.nil?)
+        end
+      end
+
+      def run
+        Thread.current.name = "lease_machines renewals"
+        while (held = next_due)
+          renew(held)
+        end
+      end
+
+      def renew(held)
+        held.renew
+      rescue StandardError => e
+        warn "lease_machines: renewing #{held.resource.inspect} raised #{e.class}: #{e.message}"
+      ensure
+        @mutex.synchronize do
+          @due[held] = held.due_at if @due.key?(held)
+          @busy = false
+        end
+      end
+
+      # The next hold that is due, waiting on the clock until one is; nil
+      # (and the thread ends) once nothing is held.
+      def next_due
+        @mutex.synchronize do
+          loop do
+            @due.delete_if { |_, at| at.nil? }
+            if @due.empty?
+              @thread = nil
+              return nil
+            end
+            held, at = @due.min_by { |_, due_at| due_at }
+            now = @clock.now
+            if at <= now
+              @busy = true
+              return held
+            end
+            @clock.wait(@mutex, @wake, at - now)
+          end
+        end
+      end
+    end
+  end
+end
