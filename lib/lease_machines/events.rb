@@ -32,6 +32,12 @@ module LeaseMachines
         end
       end
 
+      # @return [Boolean] whether anything listens (a subscriber, or
+      # ActiveSupport::Notifications): when not, no payload is built
+      def listened?
+        !@subscribers.empty? || !active_support.nil?
+      end
+
       # Tells every subscriber. A subscriber that raises is reported with a
       # warning and never reaches the runtime's caller.
       # @api private

@@ -8,10 +8,12 @@ require_relative "runtime/callbacks"
 require_relative "runtime/claim"
 require_relative "runtime/held"
 require_relative "runtime/acquisition"
+require_relative "runtime/due_queue"
 require_relative "runtime/scheduler"
 require_relative "runtime/fork_hook"
 require_relative "runtime/hold"
 require_relative "runtime/holding"
+require_relative "runtime/elector"
 require_relative "events"
 
 module LeaseMachines

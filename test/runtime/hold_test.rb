@@ -129,16 +129,24 @@ module LeaseMachines
     # The first thing a holder knows after a pause is that its time may have
     # run out: check! answers from its own clock, before the renewal answers.
     def test_after_a_pause_check_answers_at_once_from_the_holders_clock
-      in_hold do |held|
-        close_gate
-        @clock.advance(25, settle: false) # a pause past the warning deadline; the renewal is stuck
-        @entered.pop
-        assert_predicate held, :at_risk?
-        assert_raises(LeaseLost) { held.check! }
-        open_gate
-        Runtime::Scheduler.settle(@clock)
-        assert_equal :confirmed, held.state, "the renewal sent at 1025 was confirmed"
-        assert_same held, held.check!
+      hold("first") do |first|
+        in_hold do |held|
+          close_gate
+          @clock.advance(25, settle: false) # a pause past the warning deadline of both
+          @entered.pop # the renewal thread is stuck renewing "first": "nightly" has heard nothing yet
+          begin
+            assert_equal :confirmed, held.state, "no renewal of it has started"
+            assert_predicate held, :at_risk?
+            error = assert_raises(LeaseLost) { held.check! }
+            assert_equal :at_risk, error.state
+            assert_in_delta 5.0, held.remaining, 1e-9
+          ensure
+            open_gate
+          end
+          Runtime::Scheduler.settle(@clock)
+          assert_equal [:confirmed] * 2, [first.state, held.state], "the renewals sent at 1025 were confirmed"
+          assert_same held, held.check!
+        end
       end
     end
 

@@ -8,7 +8,7 @@ module LeaseMachines
     # `await_handover(seconds)` when it has one (it returns early when the
     # holder releases), else in the clock's `sleep`.
     class Acquisition
-      def initialize(claim, wait:, random: Random.new)
+      def initialize(claim, wait:, random: Random)
         @claim = claim
         @wait = wait
         @random = random

@@ -55,6 +55,8 @@ module LeaseMachines
 
       # Reports an event about `held` (see {Events}).
       def emit(name, held, **fields)
+        return unless Events.listened?
+
         Events.emit(name, { resource: @resource, owner: @owner, token: held&.token, status: nil, reason: nil,
                             duration: nil }.merge(fields))
       end

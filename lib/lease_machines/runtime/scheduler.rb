@@ -8,7 +8,8 @@ module LeaseMachines
     # nothing is held. A renewal that fails (StoreError,
     # OutcomeUnknownError: renewing again is safe) is retried until the
     # holder is at risk and then lost; a callback that raises is reported and
-    # the thread goes on. Renewals run one after another: a store call that
+    # the thread goes on. Once nothing is held it ends ({LINGER} seconds
+    # later on the default clock). Renewals run one after another: a store call that
     # hangs delays the others (every store call has the store's own timeout).
     #
     # A forked child starts with no scheduler at all (see {ForkHook}), and
@@ -17,6 +18,10 @@ module LeaseMachines
     class Scheduler
       # How long {#settle} waits, at most, in real seconds.
       SETTLE_TIMEOUT = 5.0
+      # How long the thread of the default clock stays once nothing is held
+      # (seconds), so that back-to-back holds do not start a thread each. A
+      # scheduler on any other clock (a {Testing::Clock}) ends at once.
+      LINGER = 1.0
 
       @schedulers = {}.compare_by_identity
       @mutex = Mutex.new
@@ -51,25 +56,35 @@ module LeaseMachines
         @clock = clock
         @mutex = Mutex.new
         @wake = ConditionVariable.new
-        @due = {}.compare_by_identity
+        @due = DueQueue.new
         @thread = nil
         @busy = false
+        @linger = clock.equal?(MonotonicClock) ? LINGER : 0
+        @linger_until = nil
+        @sleeping_until = nil
       end
 
       # Starts renewing `held` (and the thread, when it is not running).
       def add(held)
         @mutex.synchronize do
-          @due[held] = held.due_at
-          @thread = Thread.new { run } unless @thread&.alive?
-          @wake.signal
+          at = held.due_at
+          @due.set(held, at)
+          if @thread&.alive?
+            # Wake the thread only when it would otherwise sleep past this one.
+            @wake.signal if @sleeping_until.nil? || (at && at < @sleeping_until)
+          else
+            @thread = Thread.new { run }
+          end
         end
       end
 
-      # Stops renewing `held`.
+      # Stops renewing `held`. (The thread is not woken for it: it finds the
+      # hold gone when it next looks, unless nothing is held and it should end
+      # at once.)
       def remove(held)
         @mutex.synchronize do
           @due.delete(held)
-          @wake.signal
+          @wake.signal if @due.empty? && @linger.zero?
         end
       end
 
@@ -104,7 +119,7 @@ module LeaseMachines
       def idle?
         @mutex.synchronize do
           now = @clock.now
-          !@busy && @due.each_value.none? { |at| at && at <= now } && (@due.any? || @thread.nil?)
+          !@busy && !@due.due?(now) && (!@due.empty? || @thread.nil?)
         end
       end
 
@@ -121,9 +136,30 @@ module LeaseMachines
         warn "lease_machines: renewing #{held.resource.inspect} raised #{e.class}: #{e.message}"
       ensure
         @mutex.synchronize do
-          @due[held] = held.due_at if @due.key?(held)
+          @due.set(held, held.due_at) if @due.include?(held)
           @busy = false
         end
+      end
+
+      # Nothing is held: true once the linger is over (the thread ends), else
+      # waits for a new hold or the end of the linger. Inside @mutex.
+      def done_lingering?
+        @linger_until ||= @clock.now + @linger
+        left = @linger_until - @clock.now
+        if left <= 0
+          @thread = nil
+          @linger_until = nil
+          return true
+        end
+        sleep_until(@linger_until, @clock.now)
+        false
+      end
+
+      def sleep_until(at, now)
+        @sleeping_until = at
+        @clock.wait(@mutex, @wake, at - now)
+      ensure
+        @sleeping_until = nil
       end
 
       # The next hold that is due, waiting on the clock until one is; nil
@@ -131,18 +167,19 @@ module LeaseMachines
       def next_due
         @mutex.synchronize do
           loop do
-            @due.delete_if { |_, at| at.nil? }
             if @due.empty?
-              @thread = nil
-              return nil
+              return nil if done_lingering?
+
+              next
             end
-            held, at = @due.min_by { |_, due_at| due_at }
+            @linger_until = nil
+            held, at = @due.first
             now = @clock.now
             if at <= now
               @busy = true
               return held
             end
-            @clock.wait(@mutex, @wake, at - now)
+            sleep_until(at, now)
           end
         end
       end
