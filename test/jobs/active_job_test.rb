@@ -95,6 +95,20 @@ module LeaseMachines
       assert_nil LeaseMachines.current_lease
     end
 
+    # The lease costs a job one acquire and one release, nothing else: a job
+    # shorter than its renew_after is never renewed.
+    def test_a_short_job_costs_one_acquire_and_one_release
+      seen = []
+      subscriber = LeaseMachines.subscribe do |event, payload|
+        seen << [event, payload[:resource]] if payload[:resource] == day("saturday")
+      end
+      job_class(:inline, on_occupied: :raise).perform_now(day("saturday"))
+
+      assert_equal [[:acquire, day("saturday")], [:release, day("saturday")]], seen
+    ensure
+      LeaseMachines.unsubscribe(subscriber) if subscriber
+    end
+
     def test_an_error_in_perform_still_releases
       ActiveJobTestJobs::Failing.queue_adapter = :inline
 

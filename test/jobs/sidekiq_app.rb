@@ -121,3 +121,23 @@ class ActiveReportJob < ActiveJob::Base
     Data.work(self, seconds, id: job_id)
   end
 end
+
+# bench/jobs_bench.rb: an empty job, and the same with a lease (a resource of
+# its own per job, so that none waits). Each counts itself done in Redis.
+class EmptyJob
+  include JOB
+  sidekiq_options retry: false
+
+  def perform(_index)
+    Sidekiq.redis { |redis| redis.incr("bench:done") }
+  end
+end
+
+class LeasedEmptyJob
+  include JOB
+  sidekiq_options retry: false, lease: { resource: ->(args) { "bench/#{args[0]}" }, on_occupied: :raise }
+
+  def perform(_index)
+    Sidekiq.redis { |redis| redis.incr("bench:done") }
+  end
+end
