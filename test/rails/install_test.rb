@@ -46,12 +46,24 @@ module LeaseMachines
         end
       RUBY
       @app.rails!("db:migrate")
-
-      result = JSON.parse(@app.runner!(<<~RUBY))
+      @app.write("app/models/report.rb", <<~RUBY)
         class Report < ActiveRecord::Base
           include LeaseMachines::Fences::Record
           fenced_by :lease_token
         end
+      RUBY
+      @app.write("app/jobs/nightly_report_job.rb", <<~RUBY)
+        class NightlyReportJob < ActiveJob::Base
+          include LeaseMachines::ActiveJob
+          leased resource: ->(job) { "reports/\#{job.arguments.first}" }, ttl: 30, on_occupied: :raise
+
+          def perform(id)
+            Report.find(id).fenced_update!(lease.token, body: "by the job with token \#{lease.token}")
+          end
+        end
+      RUBY
+
+      result = JSON.parse(@app.runner!(<<~RUBY))
         store = LeaseMachines.configuration.store
         authority = store.authority("reports/nightly")
         first = authority.acquire(owner: 7, ttl: 0.05).lease
@@ -66,8 +78,12 @@ module LeaseMachines
           e.class.name
         end
         ActiveSupport::Notifications.instrument("lost.lease_machines", resource: "reports/nightly", owner: 7, token: first.token) {}
+        ActiveJob::Base.queue_adapter = :inline
+        job_report = Report.create!(body: "empty")
+        NightlyReportJob.perform_later(job_report.id)
         puts JSON.generate(store: store.class.name, first: first.token, second: second.token,
-                           stale: stale, body: Report.find(report.id).body,
+                           stale: stale, body: Report.find(report.id).body, job_body: job_report.reload.body,
+                           job_token: job_report.lease_token.to_i,
                            resources: ActiveRecord::Base.connection.select_value("SELECT count(*) FROM lease_machines_resources").to_i)
       RUBY
 
@@ -75,7 +91,9 @@ module LeaseMachines
       assert_operator result["second"], :>, result["first"]
       assert_equal "LeaseMachines::FencedError", result["stale"]
       assert_equal "worker 12", result["body"]
-      assert_equal 1, result["resources"], "the lease row is in the app's own database"
+      assert_equal 2, result["resources"], "the lease rows are in the app's own database"
+      assert_equal "by the job with token #{result['job_token']}", result["job_body"], "the job wrote under its lease"
+      assert_operator result["job_token"], :>=, 1
       assert_match(%r{lease_machines lost \(\d+\.\dms\) resource=reports/nightly owner=7 token=#{result['first']}},
                    @app.read("log/development.log"))
     end

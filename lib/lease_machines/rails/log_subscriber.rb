@@ -21,10 +21,13 @@ module LeaseMachines
 
       private
 
+      # The store call's own duration (payload `duration:`, seconds) when the
+      # event has one, else the instrumented block's.
       def line(name, event)
         payload = event.payload
         fields = SHOWN.filter_map { |key| "#{key}=#{payload[key]}" unless payload[key].nil? }
-        format("lease_machines %<name>s (%<ms>.1fms) %<fields>s", name: name, ms: event.duration, fields: fields.join(" "))
+        ms = payload[:duration] ? payload[:duration] * 1000.0 : event.duration
+        format("lease_machines %<name>s (%<ms>.1fms) %<fields>s", name: name, ms: ms, fields: fields.join(" "))
       end
     end
   end
