@@ -57,7 +57,7 @@ module LeaseMachines
     def test_active_job_on_the_sidekiq_adapter_holds_the_lease_one_job_at_a_time
       @cluster = SidekiqCluster.new(ttl: 2)
       @cluster.start(concurrency: 4)
-      ActiveJob::Base.logger = Logger.new(File::NULL)
+      ::ActiveJob::Base.logger = Logger.new(File::NULL)
       ids = Array.new(4) { ActiveReportJob.perform_later(0.2).job_id }
       @cluster.wait_for("four reports") { @cluster.held.size == 4 }
       held = @cluster.held
