@@ -76,8 +76,8 @@ module LeaseMachines
     # statements are lost right after they were prepared, and the store
     # refuses with the error that names the fix, writing nothing. A pooler
     # that tracks them (max_prepared_statements > 0: 1.21 and later, on by
-    # default from 1.22; trixie ships 1.24) prepares them on each server
-    # connection itself, and the decision is made.
+    # default from 1.24; trixie ships 1.24, sid 1.26) prepares them on each
+    # server connection itself, and the decision is made.
     def test_prepared_statements_on_consecutive_server_connections
       name = unique_name("round-robin")
       pair = PgBouncer.url("#{PgBouncer::SCHEMA}_pair")
