@@ -9,6 +9,8 @@
 #   rake gem:native:aarch64-linux     a platform gem, built with `cargo rustc --target <triple>`
 #   rake gem:smoke                    build both gems for this machine, install, require, check
 #   rake "gem:smoke:install[pkg/x.gem]"  smoke-test one built gem (CI, other platforms)
+#   rake gem:fat                      the x86_64-linux gem for this Ruby and trixie's 3.3 (needs
+#                                     root: script/matrix lib/smoke trixie), smoke-tested in both
 #
 # Platform gems carry one library per Ruby minor, in
 # lib/lease_machines_native/<major.minor>/, the folder lib/lease_machines/native.rb
@@ -201,6 +203,24 @@ module LeaseMachinesPackaging
     "#{major}.#{min + 1}"
   end
 
+  # Patch releases excluded for a Ruby minor a fat gem lacks between two it
+  # holds: RubyGems requirements are all ANDed, with no "or" and no wildcard
+  # for `!=`, so a hole (3.1 and 3.3, no 3.2) is spelled release by release.
+  # No Ruby 3.x minor has had more than a dozen patch releases.
+  GAP_PATCHES = (0..19)
+
+  # required_ruby_version for exactly the Ruby minors held: from the first to
+  # before the one after the last, without the minors in between it lacks.
+  def ruby_requirement(minors)
+    requirement = [">= #{minors.first}", "< #{next_minor(minors.last)}.dev"]
+    minor = minors.first
+    while Gem::Version.new(minor) < Gem::Version.new(minors.last)
+      GAP_PATCHES.each { |patch| requirement << "!= #{minor}.#{patch}" } unless minors.include?(minor)
+      minor = next_minor(minor)
+    end
+    requirement
+  end
+
   # Packs pkg/lease_machines-VERSION-<platform>.gem from the staged libraries.
   def pack(platform)
     libs = Dir.glob("*/#{EXT}.#{dlext_for(platform)}", base: libs_dir(platform))
@@ -213,7 +233,7 @@ module LeaseMachinesPackaging
     spec.platform = Gem::Platform.new(platform)
     spec.extensions = []
     spec.files = ruby_files + lib_files
-    spec.required_ruby_version = [">= #{minors.first}", "< #{next_minor(minors.last)}.dev"]
+    spec.required_ruby_version = ruby_requirement(minors)
     # The Rust manifest is not in a platform gem; nothing should try to build it.
     spec.metadata = spec.metadata.reject { |key, _| key.start_with?("cargo_") }
 
@@ -303,6 +323,23 @@ module LeaseMachinesPackaging
     end
   end
 
+  # A fat gem's required_ruby_version admits every patch release of each minor
+  # it holds a library for, and no other Ruby.
+  def check_ruby_requirement(gem)
+    spec = Gem::Package.new(gem).spec
+    held = Gem::Package.new(gem).contents.grep(%r{\Alib/#{EXT}/(\d+\.\d+)/}) { Regexp.last_match(1) }.uniq
+    requirement = spec.required_ruby_version
+    minors = %w[2.7] + (0..9).map { |minor| "3.#{minor}" } + %w[4.0 4.1]
+    minors.product([0, 5, 19]).each do |minor, patch|
+      version = Gem::Version.new("#{minor}.#{patch}")
+      next if requirement.satisfied_by?(version) == held.include?(minor)
+
+      raise "#{File.basename(gem)}: required_ruby_version #{requirement} " \
+            "#{held.include?(minor) ? 'refuses' : 'admits'} Ruby #{version}; it holds #{held.join(', ')}"
+    end
+    puts "#{File.basename(gem)}: holds ruby #{held.join(', ')}; required_ruby_version admits exactly those"
+  end
+
   # Installing the source gem without cargo must fail, and say how to get Rust.
   def smoke_without_cargo(gem)
     gem = File.expand_path(gem)
@@ -361,12 +398,37 @@ end
 desc "Build the platform gem for this machine (#{host}) and this Ruby; `rake native gem` builds both gems"
 task native: "gem:native:#{host}"
 
-desc "Build the source and #{host} gems, install each in a throwaway GEM_HOME and use it from outside the repo"
-task "gem:smoke" => %i[gem native] do
+# As root on x86_64-linux the platform gem is the fat one (gem:fat: about 7 s
+# with the trixie root cached; the first run builds the root, which the
+# matrix then reuses); elsewhere it holds this Ruby's library only.
+fat = host == "x86_64-linux" && Process.uid.zero?
+desc "Build the source and #{host} gems#{' (fat: gem:fat)' if fat}, install each in a throwaway GEM_HOME " \
+     "and use it from outside the repo"
+task "gem:smoke" => [:gem, fat ? "gem:fat" : :native] do
   LeaseMachinesPackaging.timed("gem:smoke (install and use both gems)") do
     LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path)
-    LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path(host))
+    LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path(host)) unless fat # gem:fat smoke-tested it
     LeaseMachinesPackaging.smoke_without_cargo(LeaseMachinesPackaging.gem_path)
+  end
+end
+
+# The fat x86_64-linux gem: this host's Ruby (bookworm's 3.1) and trixie's 3.3,
+# whose library is compiled inside the trixie root with its Ruby's headers
+# (script/matrix lib trixie); installed without cargo and smoke-tested here
+# and inside the trixie root (script/matrix smoke trixie GEM).
+FAT_GEM_ENVS = %w[trixie].freeze
+
+desc "Build pkg/lease_machines-VERSION-x86_64-linux.gem for this Ruby and trixie's (#{FAT_GEM_ENVS.join(', ')}), " \
+     "smoke-test it here and there"
+task "gem:fat" => %w[gem:native:x86_64-linux:clear gem:native:x86_64-linux:lib] do
+  matrix = File.join(LeaseMachinesPackaging::ROOT, "script", "matrix")
+  gem = LeaseMachinesPackaging.gem_path("x86_64-linux")
+  LeaseMachinesPackaging.timed("gem:fat") do
+    FAT_GEM_ENVS.each { |env| sh matrix, "lib", env }
+    LeaseMachinesPackaging.pack("x86_64-linux")
+    LeaseMachinesPackaging.check_ruby_requirement(gem)
+    LeaseMachinesPackaging.smoke(gem)
+    FAT_GEM_ENVS.each { |env| sh matrix, "smoke", env, gem }
   end
 end
 
