@@ -20,6 +20,9 @@
 #   CARGO   cargo or a drop-in (cargo-zigbuild); read by extconf.rb.
 #   GLIBC   with CARGO=cargo-zigbuild, the oldest glibc to link against on
 #           *-linux-gnu targets, e.g. 2.17 (becomes --target <triple>.2.17).
+#   CROSS_ROOT  a Debian root of the target architecture whose Ruby (of this
+#           Ruby's version) to build for, with Debian's cross gcc (see cross_env;
+#           `script/matrix arm64` builds tmp/matrix/arm64/root).
 # `gem:native:<platform>:lib` only builds and stages (libraries accumulate, so a
 # fat gem can be assembled across several containers); `:pack` packs what is
 # staged; `gem:native:<platform>` clears the stage, then does both.
@@ -109,6 +112,18 @@ module LeaseMachinesPackaging
     end
     check "a Float owner raises TypeError", raised, :type_error
 
+    # A durable decision: the SQLite store (the sqlite3 gem is the system's).
+    require "lease_machines/stores/sqlite"
+    require "tmpdir"
+    Dir.mktmpdir("lease_machines-smoke-sqlite") do |dir|
+      store = LeaseMachines::Stores::SQLite.new(File.join(dir, "smoke.sqlite3")).setup!
+      stored = store.authority("smoke").acquire(owner: 1, ttl: 30)
+      check "sqlite store grant", [stored.status, stored.lease.token], [:granted, 1]
+      check "sqlite store refuses another owner", store.authority("smoke").acquire(owner: 2, ttl: 30).reason, :occupied
+      check "sqlite store checkpoint", store.authority("smoke").checkpoint.last_issued, 1
+      store.close
+    end
+
     puts "smoke ok: lease_machines #{spec.version} (#{spec.platform}) on ruby #{RUBY_VERSION}, " \
          "native library #{natives.first}"
   RUBY
@@ -178,17 +193,54 @@ module LeaseMachinesPackaging
   end
 
   # Compiles the extension with `ruby` for `platform` and stages it as
-  # libs/<minor>/lease_machines_native.<dlext>.
+  # libs/<minor>/lease_machines_native.<dlext>. With CROSS_ROOT, for the Ruby
+  # of that root instead (see cross_env).
   def build_library(platform, triple, ruby)
     minor, ruby_dlext = ruby_info(ruby)
+    env = { "CARGO_BUILD_TARGET" => cargo_target(triple) }
+    unless ENV["CROSS_ROOT"].to_s.empty?
+      minor, cross = cross_env(File.expand_path(ENV.fetch("CROSS_ROOT")), triple)
+      env.merge!(cross)
+    end
     build_dir = File.join(platform_dir(platform), "build", minor)
     mkdir_p build_dir
-    env = { "CARGO_BUILD_TARGET" => cargo_target(triple) }
     sh env, ruby, EXTCONF, chdir: build_dir
     sh env, ENV.fetch("MAKE", "make"), chdir: build_dir
     staged = File.join(libs_dir(platform), minor, "#{EXT}.#{dlext_for(platform)}")
     mkdir_p File.dirname(staged)
     cp File.join(build_dir, "#{EXT}.#{ruby_dlext}"), staged
+  end
+
+  # Cross-compiling for a Debian root of another architecture (CROSS_ROOT:
+  # script/matrix arm64 builds one): rb-sys reads the target Ruby's RbConfig
+  # from RBCONFIG_* variables when RBCONFIG_CROSS_COMPILING is yes, taken here
+  # from the root's rbconfig.rb (loaded by this Ruby, which must be the same
+  # version; it puts its header folders inside the root); Debian's cross gcc
+  # (<arch>-linux-gnu-gcc) compiles rb-sys's C shim and links, and bindgen's
+  # clang reads the root as its sysroot. @return [Array(String, Hash)] the
+  # target Ruby's minor and the environment
+  def cross_env(root, triple)
+    rbconfig = Dir.glob(File.join(root, "usr/lib/*/ruby/*/rbconfig.rb")).first or
+      raise "CROSS_ROOT=#{root}: no usr/lib/*/ruby/*/rbconfig.rb (is the target's ruby installed there?)"
+    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig)
+      Object.send(:remove_const, :RbConfig) if defined?(RbConfig)
+      load ARGV.fetch(0)
+      print RbConfig::CONFIG.map { |key, value| "#{key}\x1F#{value}" }.join("\x1E")
+    RUBY
+    raise "loading #{rbconfig} failed" unless status.success?
+
+    config = dump.split("\x1E").to_h { |pair| pair.split("\x1F", 2) }
+    # rbconfig.rb places its folders under its own location: the root's.
+    %w[rubyhdrdir rubyarchhdrdir].each do |key|
+      raise "#{rbconfig}: #{key} #{config[key]} is outside #{root}" unless config.fetch(key).start_with?("#{root}/")
+    end
+    env = config.to_h { |key, value| ["RBCONFIG_#{key}", value.to_s] }
+    env["RBCONFIG_CROSS_COMPILING"] = "yes"
+    gcc = "#{triple.sub('-unknown-', '-')}-gcc"
+    env["CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER"] = gcc
+    env["CC_#{triple.tr('-', '_')}"] = gcc
+    env["BINDGEN_EXTRA_CLANG_ARGS_#{triple.tr('-', '_')}"] = "--sysroot=#{root}"
+    ["#{config.fetch('MAJOR')}.#{config.fetch('MINOR')}", env]
   end
 
   # The gem's files that are not Rust sources or build inputs.
