@@ -54,7 +54,7 @@ module LeaseMachines
 
             refusal = session.refusal(resource, token)
           rescue failures.driver_error => e
-            undo(session, joined)
+            undo(session, joined, e)
             raise failures.statement(e)
           end
           undo(session, joined)
@@ -64,14 +64,23 @@ module LeaseMachines
         # Rolls back what the guard did. Its own transaction: ROLLBACK, and a
         # connection that broke is reconnected (the server rolled back).
         # Joined: back to the savepoint, which must work, since the caller's
-        # transaction goes on.
-        def undo(session, joined)
+        # transaction goes on. When the mark's statement itself failed
+        # (`failed`) and the savepoint is gone, the server rolled back the
+        # caller's whole transaction with it (MariaDB 11.6 and later do for a
+        # row changed since a REPEATABLE READ snapshot; InnoDB does for a
+        # deadlock): the error says so, with the statement's own error.
+        def undo(session, joined, failed = nil)
           return session.roll_back unless joined
 
           session.roll_back_savepoint
         rescue session.failures.driver_error => e
-          raise session.failures.statement(e, "the guard could not roll back to its savepoint: roll back the " \
-                                              "transaction")
+          unless failed
+            raise session.failures.statement(e, "the guard could not roll back to its savepoint: roll back the " \
+                                                "transaction")
+          end
+
+          raise session.failures.statement(failed, "the server rolled back the whole transaction with it: nothing " \
+                                                   "of the transaction is committed; run it again")
         end
 
         def finish(session, joined)
