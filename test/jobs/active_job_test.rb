@@ -3,6 +3,7 @@
 require "minitest/autorun"
 require "lease_machines"
 require "lease_machines/active_job"
+require "concurrent/array"
 require "logger"
 require "stringio"
 require "tmpdir"

@@ -24,7 +24,7 @@ end
 
 # The protected data, one connection per job run (SQLite connections are not
 # shared between threads here).
-module Data
+module JobData
   def self.open
     db = SQLite3::Database.new(File.join(DIR, "data.sqlite3"))
     db.busy_timeout = 5000
@@ -70,7 +70,7 @@ module Data
   end
 end
 
-Data.setup!
+JobData.setup!
 
 # Rescheduled jobs wait in Sidekiq's scheduled set; poll it often (the default
 # is every 5 to 15 seconds), as a test cannot wait that long per job.
@@ -87,7 +87,7 @@ class ReportJob
   sidekiq_options retry: false, lease: { resource: ->(_args) { RESOURCE }, on_occupied: :reschedule, reschedule_in: 0.2 }
 
   def perform(seconds)
-    Data.work(self, seconds)
+    JobData.work(self, seconds)
   end
 end
 
@@ -97,7 +97,7 @@ class SkippingReportJob
   sidekiq_options retry: false, lease: { resource: RESOURCE, on_occupied: :skip }
 
   def perform(seconds)
-    Data.work(self, seconds)
+    JobData.work(self, seconds)
   end
 end
 
@@ -107,7 +107,7 @@ class PlainJob
   sidekiq_options retry: false
 
   def perform
-    Data.log(jid, self.class.name, 0, Data.now_ns, lease.inspect)
+    JobData.log(jid, self.class.name, 0, JobData.now_ns, lease.inspect)
   end
 end
 
@@ -118,7 +118,7 @@ class ActiveReportJob < ActiveJob::Base
   leased resource: RESOURCE, on_occupied: :retry, reschedule_in: 0.2
 
   def perform(seconds)
-    Data.work(self, seconds, id: job_id)
+    JobData.work(self, seconds, id: job_id)
   end
 end
 

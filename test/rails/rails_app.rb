@@ -33,9 +33,8 @@ module LeaseMachines
 
     # Runs `rails new` and makes the app load only what is installed.
     def generate!
-      run!("rails", "new", @dir, "--minimal", "--skip-bundle", "--skip-git", "--skip-keeps", "--skip-sprockets",
-           "--skip-listen", "--skip-bootsnap", "--skip-spring", "--skip-puma",
-           "--database=#{@database}", chdir: @parent, bundled: false)
+      run!("rails", "new", @dir, "--minimal", "--skip-bundle", "--skip-git", "--skip-keeps", *skipped_by_version,
+           "--skip-bootsnap", "--skip-puma", "--database=#{@database}", chdir: @parent, bundled: false)
       File.write(File.join(@dir, "Gemfile"), gemfile)
       edit("config/application.rb") { |text| only_installed_frameworks(text) }
       run!("bundle", "install", "--local", "--quiet")
@@ -93,6 +92,15 @@ module LeaseMachines
         #{driver}
         gem "lease_machines", path: #{ROOT.inspect}
       GEMFILE
+    end
+
+    # What `rails new` is told to leave out that its version names differently:
+    # the asset pipeline (Sprockets on 6.1; Propshaft or Sprockets on 7), and
+    # Spring and listen, which 7 no longer generates.
+    def skipped_by_version
+      return %w[--skip-sprockets --skip-listen --skip-spring] if Gem::Version.new(railties_version) < Gem::Version.new("7")
+
+      %w[--skip-asset-pipeline]
     end
 
     def railties_version
