@@ -64,6 +64,7 @@ mod decision;
 mod fence;
 mod holder;
 mod ids;
+mod persistence;
 
 pub use authority::{ClockPolicy, LeaseAuthority};
 pub use checkpoint::{Checkpoint, CheckpointError, FlatCheckpoint};
@@ -72,6 +73,7 @@ pub use decision::{Decision, Lease, Rejection};
 pub use fence::Fence;
 pub use holder::{Cadence, Holder, HolderState};
 pub use ids::{FencingToken, OwnerId};
+pub use persistence::must_store;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -42,7 +42,7 @@ module LeaseMachines
       checkpoint = store.authority(name).checkpoint
       assert_equal 9, checkpoint.lease.owner
       assert_equal 2, checkpoint.last_issued
-      assert_equal 3 * Stores::NANOS_PER_SECOND, checkpoint.observed_ns, "the clock advance was written on retry"
+      assert_equal 2 * Stores::NANOS_PER_SECOND, checkpoint.observed_ns, "a refusal within the winner's lease writes nothing"
     end
 
     def test_a_backend_terminated_during_the_write_is_an_uncertain_outcome
@@ -134,7 +134,7 @@ module LeaseMachines
       pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
       versions = @admin.exec_params("SELECT #{COLUMNS} FROM lm_versions WHERE name = $1 ORDER BY seq", [name])
                        .values.map { |row| row.map { |value| value && Integer(value, 10) } }
-      assert_operator versions.size, :>=, 200, "expected hundreds of committed versions"
+      assert_operator versions.size, :>=, 100, "expected at least a hundred committed versions"
       assert_operator versions.map { |version| version[1] }.compact.uniq.size, :>=, 2, "the lease changed hands"
       check_versions(versions)
       granted = Dir[File.join(reports, "*.txt")].flat_map { |path| File.readlines(path, chomp: true) }

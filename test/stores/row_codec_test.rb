@@ -37,8 +37,11 @@ module LeaseMachines
 
     def test_the_same_rules_as_an_authority_on_the_nanosecond_timeline
       row = ["3", "7", "3", (15 * SECOND).to_s, (10 * SECOND).to_s]
-      assert_equal [Decision.rejected(:occupied), ["3", "7", "3", (15 * SECOND).to_s, (12 * SECOND).to_s]],
-                   decide(row, :acquire, owner: 8, now: 12 * SECOND)
+      # A refusal within the lease's life writes nothing (the core's must_store) ...
+      assert_equal [Decision.rejected(:occupied), nil], decide(row, :acquire, owner: 8, now: 12 * SECOND)
+      # ... one at or past its deadline writes the instant that saw it expire.
+      assert_equal [Decision.rejected(:stale_token), ["3", "7", "3", (15 * SECOND).to_s, (15 * SECOND).to_s]],
+                   decide(row, :renew, owner: 8, token: 2, now: 15 * SECOND, ttl: 1)
       renewed, after = decide(row, :renew, owner: 7, token: 3, now: 11 * SECOND, ttl: 9)
       assert_predicate renewed, :renewed?
       assert_equal 20 * SECOND, renewed.lease.expires_at_ns
