@@ -38,6 +38,9 @@ module LeaseMachines
       # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
       CLOCK_MAX_MS = U64_MAX / NANOS_PER_MILLISECOND
+      # How long {#await_handover} waits before it looks (seconds, jittered
+      # by up to the same again): nothing tells an SQLite waiter of a release.
+      HANDOVER_POLL = 0.004
       MISSING_TABLE_HINT = lambda do |error|
         error.message.include?("no such table: #{TABLE}") ? "; create the table with store.setup!" : ""
       end
@@ -110,6 +113,19 @@ module LeaseMachines
       end
 
       private
+
+      # Sleeps one short jittered interval (or what is left of `seconds`),
+      # then reads the row: true when the resource is free to take (released,
+      # force released or expired), false when it is still held or `seconds`
+      # ran out before the interval (nothing observed: poll now).
+      def handover_wait(name, seconds)
+        interval = HANDOVER_POLL * (1 + rand)
+        sleep([interval, seconds].min) if seconds.positive?
+        return false if seconds < interval
+
+        status = read_status(name)
+        status.nil? || !status.held?
+      end
 
       # This process's SQLite3::Database (opened now when it has none).
       def database

@@ -55,10 +55,30 @@ module LeaseMachines
                                    observed_ns: [before.observed_ns, clock_ns].max)
           after_columns = Native.row_columns(after)
           tx.write(name, after_columns, exists: true) unless after == before
+          tx.announce_release(name) if before.lease
           notify(tx, name, nil, after_columns)
           Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
                      observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
         end
+      end
+
+      # Waits at most `seconds` for a release (or force release) of `name`:
+      # true as soon as one was seen, false when nothing was (try again now).
+      # PostgreSQL listens for the release's NOTIFY; SQLite polls once after
+      # a short jittered interval. See docs/STORES.md, "Waiting for a
+      # release".
+      # @param seconds [Numeric] non-negative and finite
+      # @return [Boolean]
+      def await_handover(name, seconds)
+        name = Stores.resource_name(name)
+        unless seconds.is_a?(Numeric) && seconds.real?
+          raise TypeError, "seconds must be a real Numeric (seconds to wait), got #{Stores.described(seconds)}"
+        end
+        unless !seconds.negative? && seconds.to_f.finite?
+          raise ArgumentError, "seconds must be non-negative and finite, got #{seconds.inspect}"
+        end
+
+        handover_wait(name, seconds.to_f)
       end
 
       # @api private: one decision in one transaction: lock the row, let the
@@ -70,6 +90,7 @@ module LeaseMachines
           columns, clock_ms = tx.lock(name, create: true)
           decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND)
           tx.write(name, after, exists: !columns.nil?) if after
+          tx.announce_release(name) if after && decision.released?
           notify(tx, name, decision, after || columns)
           decision
         end

@@ -13,7 +13,8 @@ module LeaseMachines
       # (a new backend) prepares them again. A session that lost them behind
       # the same backend (DISCARD ALL) prepares them again, once.
       class PreparedStatements
-        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL].to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.freeze
+        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL, CAS_NOTIFY_SQL]
+                .to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.freeze
         SESSIONS = ObjectSpace::WeakMap.new
 
         # @param prepared [Boolean] prepare the statements (false: send them
