@@ -28,6 +28,7 @@
 # starts PostgreSQL with script/postgres). Knobs: CONTENTION_SECONDS=2,
 # CONTENTION_ROUNDS=3, CONTENTION_ENGINES=postgres,sqlite.
 
+require "etc"
 require "securerandom"
 require "tmpdir"
 require_relative "load_gem"
