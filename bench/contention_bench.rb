@@ -7,12 +7,18 @@
 #
 # Workload (hammer): every process tries to acquire without blocking; a
 # granted process holds the lease 1 ms and releases it; a refused one tries
-# again at once. Wait: a refused process waits for the release
-# (await_handover: LISTEN on PostgreSQL, a short jittered poll on SQLite)
-# before it tries again.
+# again at once. Held: the same, while the bench itself holds the lease (or
+# the advisory lock) for the whole round, so every try is refused: what a
+# refusal costs, with no handover in the way. Wait: a refused process waits
+# for the release (await_handover: LISTEN on PostgreSQL, a short jittered
+# poll on SQLite) before it tries again.
 #
 # Figures, each the median of ROUNDS rounds of SECONDS seconds:
 #   grants/s, refusals/s        over all processes
+#   vs lock                     PostgreSQL: the store's refusals/s over the
+#                               advisory lock's, per pair of rounds (each
+#                               store round is followed by a lock round), the
+#                               median
 #   refusals wrote              the share of refusals that wrote a row
 #                               (PostgreSQL: pg_stat_user_tables after the
 #                               round's backends exited; SQLite: the
@@ -26,7 +32,8 @@
 #
 # Run: DATABASE_URL=... ruby bench/contention_bench.rb (`rake bench:contention`
 # starts PostgreSQL with script/postgres). Knobs: CONTENTION_SECONDS=2,
-# CONTENTION_ROUNDS=3, CONTENTION_ENGINES=postgres,sqlite.
+# CONTENTION_ROUNDS=3, CONTENTION_ENGINES=postgres,sqlite, CONTENTION_SHAPES="4 on 1,4 on 1 wait"
+# (labels of the rows to run; all by default).
 
 require "etc"
 require "securerandom"
@@ -41,7 +48,9 @@ ROUNDS = Integer(ENV.fetch("CONTENTION_ROUNDS", "3"))
 ENGINES = ENV.fetch("CONTENTION_ENGINES", "postgres,sqlite").split(",")
 # [label, processes, resources, mode]
 SHAPES = [["1 on 1", 1, 1, :hammer], ["2 on 1", 2, 1, :hammer], ["4 on 1", 4, 1, :hammer],
-          ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 wait", 4, 1, :wait]].freeze
+          ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 held", 4, 1, :held],
+          ["4 on 1 wait", 4, 1, :wait]]
+         .select { |label, *| ENV.fetch("CONTENTION_SHAPES", label).split(",").include?(label) }.freeze
 
 def median(values)
   sorted = values.sort
@@ -90,15 +99,19 @@ end
 def summary(rounds)
   keys = rounds.first.keys
   keys.to_h { |key| [key, rounds.first[key].nil? ? nil : median(rounds.map { |r| r[key] })] }
-      .merge(worst_fair: rounds.map { |r| r[:fair] }.min)
+      .merge(worst_fair: rounds.map { |r| r[:fair] }.reject(&:nan?).min || Float::NAN)
 end
 
-ROW = "| %<engine>-9s | %<label>-11s | %<grants>8.0f | %<refusals>9.0f | %<wrote>6s | %<fair>4.2f (%<worst_fair>4.2f) " \
-      "| %<p50>6.2f / %<p99>6.2f | %<granted_p99>7.2f | %<handover_p50>6.2f / %<handover_p99>7.2f |"
+ROW = "| %<engine>-9s | %<label>-11s | %<grants>8.0f | %<refusals>9.0f | %<ratio>6s | %<wrote>6s " \
+      "| %<fair>4.2f (%<worst_fair>4.2f) | %<p50>6.2f / %<p99>6.2f | %<granted_p99>7.2f " \
+      "| %<handover_p50>6.2f / %<handover_p99>7.2f |"
 
-def row(engine, label, figures)
+# `ratio`: the store's refusals/s over the advisory lock's, the median of
+# the rounds' ratios (nil: no baseline for this row).
+def row(engine, label, figures, ratio = nil)
   wrote = figures[:wrote] ? format("%<share>.1f%%", share: 100 * figures[:wrote]) : "-"
-  format(ROW, **figures, engine: engine, label: label, wrote: wrote)
+  shown = ratio.nil? || ratio.nan? ? "-" : format("%<r>.2fx", r: ratio)
+  format(ROW, **figures, engine: engine, label: label, wrote: wrote, ratio: shown)
 end
 
 # PostgreSQL: rows written to the table, from the statistics (flushed when a
@@ -113,35 +126,59 @@ end
 # The bench's PostgreSQL: its URL (search_path set), an admin connection and the schema.
 PgBench = Struct.new(:url, :admin, :schema)
 
+# In :held mode the bench holds resource 0 of `store` for the round.
+def holding(store, prefix, mode)
+  return yield unless mode == :held
+
+  store.authority("#{prefix}-0").acquire(owner: 0, ttl: 600)
+  begin
+    yield
+  ensure
+    store.force_release("#{prefix}-0")
+  end
+end
+
 def pg_round(server, processes, resources, mode)
   url = server.url
   prefix = SecureRandom.hex(4)
+  holder = LeaseMachines::Stores::Postgres.new(url)
   before = pg_writes(server.admin, server.schema)
-  reports = ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
-    ContentionWorkers::StoreWorker.new(LeaseMachines::Stores::Postgres.new(url), "#{prefix}-#{index % resources}",
-                                       index + 1, nil)
-  end)
+  reports = holding(holder, prefix, mode) do
+    ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
+      ContentionWorkers::StoreWorker.new(LeaseMachines::Stores::Postgres.new(url), "#{prefix}-#{index % resources}",
+                                         index + 1, nil)
+    end)
+  end
+  holder.close
   sleep 0.3 # the exited backends' statistics reach the shared counters
-  figures(reports, resources, pg_writes(server.admin, server.schema) - before)
+  writes = pg_writes(server.admin, server.schema) - before - (mode == :held ? 2 : 0)
+  figures(reports, resources, writes)
 end
 
-def advisory_round(url, processes, resources)
+def advisory_round(url, processes, resources, mode)
   base = rand(1 << 40)
-  reports = ContentionWorkers.round(processes, SECONDS, :hammer, lambda do |index|
+  holder = PG.connect(url)
+  holder.exec_params("SELECT pg_advisory_lock($1)", [base]) if mode == :held
+  reports = ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
     ContentionWorkers::AdvisoryWorker.new(PG.connect(url), base + (index % resources))
   end)
+  holder.close
   figures(reports, resources, nil)
 end
 
 def sqlite_round(path, processes, resources, mode)
   prefix = SecureRandom.hex(4)
-  reports = ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
-    store = LeaseMachines::Stores::SQLite.new(path)
-    db = store.transaction(&:connection) # @api private: the store's own connection
-    start = db.total_changes
-    ContentionWorkers::StoreWorker.new(store, "#{prefix}-#{index % resources}", index + 1,
-                                       -> { db.total_changes - start })
-  end)
+  holder = LeaseMachines::Stores::SQLite.new(path)
+  reports = holding(holder, prefix, mode) do
+    ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
+      store = LeaseMachines::Stores::SQLite.new(path)
+      db = store.transaction(&:connection) # @api private: the store's own connection
+      start = db.total_changes
+      ContentionWorkers::StoreWorker.new(store, "#{prefix}-#{index % resources}", index + 1,
+                                         -> { db.total_changes - start })
+    end)
+  end
+  holder.close
   figures(reports, resources, reports.sum(&:writes))
 end
 
@@ -155,11 +192,16 @@ def postgres_rows
   LeaseMachines::Stores::Postgres.new(url).tap(&:setup!).close
   server = PgBench.new(url, admin, schema)
   rows = SHAPES.flat_map do |label, processes, resources, mode|
-    store = summary(Array.new(ROUNDS) { pg_round(server, processes, resources, mode) })
-    lines = [row("postgres", label, store)]
-    next lines if mode == :wait
+    next [row("postgres", label, summary(Array.new(ROUNDS) { pg_round(server, processes, resources, mode) }))] if
+      mode == :wait
 
-    lines << row("advisory", label, summary(Array.new(ROUNDS) { advisory_round(url, processes, resources) }))
+    # Interleaved, so that each store round has an advisory-lock round next
+    # to it in time (and in the machine's load).
+    pairs = Array.new(ROUNDS) do
+      [pg_round(server, processes, resources, mode), advisory_round(url, processes, resources, mode)]
+    end
+    ratio = median(pairs.map { |store, lock| lock[:refusals].positive? ? store[:refusals] / lock[:refusals] : Float::NAN })
+    [row("postgres", label, summary(pairs.map(&:first)), ratio), row("advisory", label, summary(pairs.map(&:last)))]
   end
   admin.exec("DROP SCHEMA #{schema} CASCADE")
   rows
@@ -178,8 +220,8 @@ end
 puts "Contention: #{ROUNDS} rounds of #{SECONDS} s per row, medians (fair: the median round, the worst in " \
      "parentheses); #{Etc.nprocessors} CPUs, Ruby #{RUBY_VERSION}"
 puts
-puts "| engine    | processes   | grants/s | refusals/s | wrote  | fair (worst) | try p50 / p99 ms | " \
+puts "| engine    | processes   | grants/s | refusals/s | vs lock | wrote  | fair (worst) | try p50 / p99 ms | " \
      "granted p99 | handover p50 / p99 ms |"
-puts "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+puts "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 puts postgres_rows if ENGINES.include?("postgres")
 puts sqlite_rows if ENGINES.include?("sqlite")
