@@ -52,8 +52,9 @@ SHAPES = [["1 on 1", 1, 1, :hammer], ["2 on 1", 2, 1, :hammer], ["4 on 1", 4, 1,
           ["4 on 1 wait", 4, 1, :wait]]
          .select { |label, *| ENV.fetch("CONTENTION_SHAPES", label).split(",").include?(label) }.freeze
 
+# NaN (a figure a round did not have, say no handover at all) is left out.
 def median(values)
-  sorted = values.sort
+  sorted = values.reject { |value| value.is_a?(Float) && value.nan? }.sort
   sorted.empty? ? Float::NAN : sorted[sorted.size / 2]
 end
 
