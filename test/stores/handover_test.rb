@@ -157,6 +157,19 @@ module LeaseMachines
       assert waiter.await_handover(name, TIMEOUT), "the parent's listener survived the child"
     end
 
+    def test_every_way_of_sending_the_release_notifies
+      waiter = new_store
+      [{ lock_timeout: 1 }, { prepared_statements: false }, { prepared_statements: false, statement_timeout: 5 }]
+        .each do |options|
+          store = new_store(**options)
+          name = unique_name("handover-#{options.keys.join('-')}")
+          lease = store.authority(name).acquire(owner: 1, ttl: 60).lease
+          refute waiter.await_handover(name, 0)
+          store.authority(name).release(owner: 1, token: lease.token)
+          assert waiter.await_handover(name, TIMEOUT), options.inspect
+        end
+    end
+
     def test_listen_url_must_be_a_string
       error = assert_raises(TypeError) { Stores::Postgres.new(@url, listen_url: 5) }
       assert_equal "listen_url must be a String or nil, got 5", error.message

@@ -28,6 +28,13 @@ module LeaseMachines
       end
     end
 
+    def test_a_request_says_whether_it_asks_for_a_grant
+      assert_predicate Native::Request.acquire(1, nil, 1), :grant?
+      assert_predicate Native::Request.reacquire(1, nil, 1), :grant?
+      refute_predicate Native::Request.renew(1, 1, nil, 1), :grant?
+      refute_predicate Native::Request.release(1, 1, nil), :grant?
+    end
+
     def test_a_first_grant_on_a_resource_with_no_row
       decision, after = decide(nil, :acquire, owner: 7)
       assert_equal Decision.new(status: :granted, lease: Lease.exact(owner: 7, token: 1, expires_at_ns: 15 * SECOND)),
@@ -214,7 +221,7 @@ module LeaseMachines
       assert_error(TypeError, "allocator undefined for LeaseMachines::Native::Request") { Native::Request.new }
       assert_raises(TypeError) { Native::Request.allocate }
       assert_raises(FrozenError) { request.instance_variable_set(:@now, 1) }
-      assert_empty Native::Request.instance_methods(false) - [:decide]
+      assert_empty Native::Request.instance_methods(false) - %i[decide grant?]
     end
 
     def test_a_request_decides_again_the_same_way_for_a_retry

@@ -11,6 +11,7 @@
 //! request = Native::Request.renew(owner, token, now, ttl)
 //! request = Native::Request.release(owner, token, now)
 //! decision, columns = request.decide(name, columns, clock_ns)
+//! request.grant?                                         # acquire or reacquire
 //! ```
 //!
 //! A store's timeline is whole nanoseconds since the Unix epoch: `now` and
@@ -151,6 +152,16 @@ impl Request {
         Self::frozen(ruby, owner, now, Operation::Release(token))
     }
 
+    /// `request.grant?`: whether it asks for a grant (`acquire`,
+    /// `reacquire`), the request many callers make at once for one
+    /// resource; `renew` and `release` come from the holder.
+    fn is_grant(&self) -> bool {
+        matches!(
+            self.operation,
+            Operation::Acquire(_) | Operation::Reacquire(_)
+        )
+    }
+
     /// `request.decide(name, columns, clock_ns)`: restores the authority from
     /// the row (`nil`: a resource with no row; `name` only names it in a
     /// `StoreError` about a bad row) with the `:clamp` clock policy and the
@@ -200,5 +211,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_singleton_method("renew", function!(Request::renew, 4))?;
     class.define_singleton_method("release", function!(Request::release, 3))?;
     class.define_method("decide", method!(Request::decide, 3))?;
+    class.define_method("grant?", method!(Request::is_grant, 0))?;
     Ok(())
 }

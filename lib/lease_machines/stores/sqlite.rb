@@ -80,14 +80,16 @@ module LeaseMachines
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures) }
       end
 
-      # @api private: one decision. Without a before_commit hook it is first
+      # @api private: one decision. A grant request (acquire, reacquire: what
+      # many processes ask for at once) without a before_commit hook is first
       # decided on the committed row read outside any transaction (a WAL
       # reader takes no lock): when the core says there is nothing to write
       # (a refusal within the lease), that is the answer, and the write lock
-      # is never taken. Otherwise, or with a hook, it is decided (again) in
-      # one BEGIN IMMEDIATE transaction ({Store#decide}).
+      # is never taken. Otherwise (a renewal or release, made by the holder
+      # and nearly always written; a hook), it is decided (again) in one
+      # BEGIN IMMEDIATE transaction ({Store#decide}).
       def decide(name, request)
-        return super if before_commit
+        return super if before_commit || !request.grant?
 
         columns, clock = @mutex.synchronize do
           connection = @connection.current
@@ -112,8 +114,10 @@ module LeaseMachines
       def take_turn(columns, clock)
         return unless columns && columns.fetch(1).nil?
 
-        released_ns = Integer(columns.fetch(4), 10)
-        return unless (clock * NANOS_PER_MILLISECOND) - released_ns <= HANDOVER_WINDOW_NS
+        # Recent on the store clock (a row written at a caller's `now:` far
+        # from it is not).
+        since_ns = (clock * NANOS_PER_MILLISECOND) - Integer(columns.fetch(4), 10)
+        return unless since_ns.between?(0, HANDOVER_WINDOW_NS)
 
         sleep(rand * HANDOVER_JITTER)
       end

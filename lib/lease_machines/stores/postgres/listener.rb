@@ -37,10 +37,11 @@ module LeaseMachines
         def initialize(connect, failures)
           @failures = failures
           @io = Mutex.new # the connection and its set of channels
-          @lock = Mutex.new # @seen and @reading
+          @lock = Mutex.new # @seen and @reader
           @arrived = ConditionVariable.new
           @seen = Hash.new(0) # name => releases heard (this process)
-          @reading = false
+          @reader = nil # the pid of the process one of whose threads reads the connection
+          @starting = 0 # threads waiting to add their LISTEN (no turn is taken meanwhile)
           silence = ->((session, _channels)) { Connections::Owned.silence(session) }
           @session = ProcessLocal.new(inherited: silence) do
             [Session.new(connect.call), {}]
@@ -52,7 +53,18 @@ module LeaseMachines
         #   false when `seconds` passed without one
         def await(name, seconds)
           deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
-          before = @io.synchronize { start(name) }
+          before = @lock.synchronize do
+            @starting += 1
+            @seen[name]
+          end
+          begin
+            @io.synchronize { start(name) }
+          ensure
+            @lock.synchronize do
+              @starting -= 1
+              @arrived.broadcast
+            end
+          end
           loop do
             slice = @lock.synchronize do
               return true if @seen[name] > before
@@ -60,7 +72,7 @@ module LeaseMachines
               left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
               return false unless left.positive?
 
-              next take_turn(left) unless @reading
+              next take_turn(left) unless @reader == Process.pid || @starting.positive?
 
               @arrived.wait(@lock, left)
               nil
@@ -80,23 +92,28 @@ module LeaseMachines
         private
 
         # Listens on the resource's channel (once per connection), and counts
-        # what already arrived. @return [Integer] the count before that
+        # what already arrived. A thread that reads the connection takes no
+        # new turn while one is waiting here, so none waits longer than a
+        # slice.
         def start(name)
           session, channels = connection
           conn = session.connection
           channel = Listener.channel(name)
-          channels[channel] ||= conn.exec("LISTEN #{conn.quote_ident(channel)}")
-          before = @lock.synchronize { @seen[name] }
+          unless channels[channel]
+            conn.exec("LISTEN #{conn.quote_ident(channel)}")
+            channels[channel] = true
+          end
           conn.consume_input
           collect(conn)
-          before
         rescue PG::Error => e
           drop
           raise @failures.unavailable(e)
         end
 
+        # (A child forked while a parent's thread was reading sees another
+        # pid here, and reads its own connection.)
         def take_turn(left)
-          @reading = true
+          @reader = Process.pid
           [left, SLICE].min
         end
 
@@ -113,7 +130,7 @@ module LeaseMachines
           raise @failures.unavailable(e)
         ensure
           @lock.synchronize do
-            @reading = false
+            @reader = nil
             @arrived.broadcast
           end
         end
