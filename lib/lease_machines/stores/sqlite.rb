@@ -38,9 +38,6 @@ module LeaseMachines
       # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
       CLOCK_MAX_MS = U64_MAX / NANOS_PER_MILLISECOND
-      # How long {#await_handover} waits before it looks (seconds, jittered
-      # by up to the same again): nothing tells an SQLite waiter of a release.
-      HANDOVER_POLL = 0.004
       # See #take_turn.
       HANDOVER_WINDOW_NS = 2 * NANOS_PER_MILLISECOND
       HANDOVER_JITTER = 0.001
@@ -158,19 +155,6 @@ module LeaseMachines
       end
 
       private
-
-      # Sleeps one short jittered interval (or what is left of `seconds`),
-      # then reads the row: true when the resource is free to take (released,
-      # force released or expired), false when it is still held or `seconds`
-      # ran out before the interval (nothing observed: poll now).
-      def handover_wait(name, seconds)
-        interval = HANDOVER_POLL * (1 + rand)
-        sleep([interval, seconds].min) if seconds.positive?
-        return false if seconds < interval
-
-        status = read_status(name)
-        status.nil? || !status.held?
-      end
 
       # This process's SQLite3::Database (opened now when it has none).
       def database

@@ -6,6 +6,11 @@ module LeaseMachines
     # calls. An engine provides #transaction (BEGIN, yield a transaction object
     # with #lock/#write/#connection, COMMIT), #read_status and #read_statuses.
     class Store
+      # How long {#await_handover} waits before it looks, on an engine that
+      # cannot be told of a release (seconds, jittered by up to the same
+      # again).
+      HANDOVER_POLL = 0.004
+
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
       attr_reader :before_commit
 
@@ -55,7 +60,7 @@ module LeaseMachines
                                    observed_ns: [before.observed_ns, clock_ns].max)
           after_columns = Native.row_columns(after)
           tx.write(name, after_columns, exists: true) unless after == before
-          tx.announce_release(name) if before.lease
+          announce_release(tx, name) if before.lease
           notify(tx, name, nil, after_columns)
           Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
                      observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
@@ -90,7 +95,7 @@ module LeaseMachines
           columns, clock_ms = tx.lock(name, create: true)
           decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND)
           tx.write(name, after, exists: !columns.nil?) if after
-          tx.announce_release(name) if after && decision.released?
+          announce_release(tx, name) if after && decision.released?
           notify(tx, name, decision, after || columns)
           decision
         end
@@ -106,6 +111,28 @@ module LeaseMachines
       end
 
       private
+
+      # Waiting on an engine that cannot be told of a release (SQLite): sleeps
+      # one short jittered interval (or what is left of `seconds`), then
+      # reads the row: true when the resource is free to take (released,
+      # force released or expired), false when it is still held or `seconds`
+      # ran out first (nothing observed: poll now). An engine that can be
+      # told (PostgreSQL) overrides it.
+      def handover_wait(name, seconds)
+        interval = HANDOVER_POLL * (1 + rand)
+        sleep([interval, seconds].min) if seconds.positive?
+        return false if seconds < interval
+
+        status = read_status(name)
+        status.nil? || !status.held?
+      end
+
+      # Tells waiters, in the release's own transaction, that `name` was
+      # released: on an engine whose transaction can (#announce_release:
+      # PostgreSQL's NOTIFY); the others' waiters poll.
+      def announce_release(transaction, name)
+        transaction.announce_release(name) if transaction.respond_to?(:announce_release)
+      end
 
       # Runs the hook. `columns` is the row being committed (nil: a resource
       # with no row).

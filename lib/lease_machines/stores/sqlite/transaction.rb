@@ -25,9 +25,6 @@ module LeaseMachines
           [@statements.run(LOCK_SQL, name), @store.clock_ms]
         end
 
-        # Nothing to send: a waiter polls (see {SQLite#handover_wait}).
-        def announce_release(_name); end
-
         # Writes the five columns (decimal Strings or nil).
         def write(name, columns, exists:)
           @statements.run(exists ? UPDATE_SQL : INSERT_SQL, name, *columns)
