@@ -110,6 +110,15 @@ def postgres_loops(url)
   conn.exec("CREATE TABLE bench_floor (id integer PRIMARY KEY, body text NOT NULL)")
   conn.exec("INSERT INTO bench_floor (id, body) VALUES (1, 'a')")
   conn.prepare("bench_update", "UPDATE bench_floor SET body = $1 WHERE id = 1")
+  # By hand, what a guard sends: the mark's prepared statement in its own round trip.
+  conn.prepare("bench_mark", LeaseMachines::Fences::Postgres::Statements::MARK_SQL)
+  # A larger write: a 4 KB report inserted and five rows updated, in one statement.
+  conn.exec("CREATE TABLE bench_reports_log (id bigserial PRIMARY KEY, body text NOT NULL)")
+  conn.exec("INSERT INTO bench_floor (id, body) SELECT g, 'a' FROM generate_series(2, 5) g")
+  conn.prepare("bench_larger", "WITH report AS (INSERT INTO bench_reports_log (body) VALUES ($2)) " \
+                               "UPDATE bench_floor SET body = $1 WHERE id BETWEEN 1 AND 5")
+  report = "r" * 4096
+  larger = ->(i) { conn.exec_prepared("bench_larger", [BODIES[i & 1], report]) }
   write = ->(i) { conn.exec_prepared("bench_update", [BODIES[i & 1]]) }
   ar_update = "UPDATE bench_floor SET body = $1 WHERE id = 1"
   rising = 0
@@ -132,6 +141,18 @@ def postgres_loops(url)
     "guarded write" => loop_of(->(i) { fences.guard("bench", TOKEN) { write.call(i) } }),
     "guarded write, a greater token every time (information)" =>
       loop_of(->(i) { fences.guard("bench-rising", rising += 1) { write.call(i) } }),
+    "by hand: BEGIN, the prepared mark, UPDATE, COMMIT (information)" => loop_of(lambda do |i|
+      conn.exec("BEGIN")
+      conn.exec_prepared("bench_mark", ["bench-by-hand", TOKEN.to_s])
+      write.call(i)
+      conn.exec("COMMIT")
+    end),
+    "larger write: plain transaction (information)" => loop_of(lambda do |i|
+      conn.exec("BEGIN")
+      larger.call(i)
+      conn.exec("COMMIT")
+    end),
+    "larger write: guarded (information)" => loop_of(->(i) { fences.guard("bench-larger", TOKEN) { larger.call(i) } }),
     "guarded write, prepared_statements: false (information)" =>
       loop_of(->(i) { unprepared.guard("bench", TOKEN) { write.call(i) } }),
     "ActiveRecord transaction, same UPDATE (information)" =>
@@ -173,7 +194,11 @@ Dir.mktmpdir("lease_machines_fence_bench") do |dir|
   engines.each do |name, loops, _cleanup|
     rounds = Bench.group { |x| loops.each { |label, body| x.report(label, &body) } }
     loops.each_key do |label|
-      baseline = label.start_with?("update!", "fenced_update!") ? "update!" : "plain transaction"
+      baseline = if label.start_with?("update!", "fenced_update!") then "update!"
+                 elsif label.start_with?("larger write") then "larger write: plain transaction (information)"
+                 else
+                   "plain transaction"
+                 end
       ratio = rounds.time_ratio(label, baseline)
       rows << ["#{name}: #{label}", format("%.0f", rounds.ns(label) / 1000), Bench.ratio(ratio),
                Bench.percent(rounds.spread(label))]

@@ -9,10 +9,13 @@ require_relative "lease_machines/value_object"
 require_relative "lease_machines/lease"
 require_relative "lease_machines/decision"
 require_relative "lease_machines/checkpoint"
+# Before Authority, which includes Runtime::Holding (`hold`).
+require_relative "lease_machines/runtime"
 require_relative "lease_machines/authority"
 require_relative "lease_machines/fence"
 require_relative "lease_machines/cadence"
 require_relative "lease_machines/holder"
+require_relative "lease_machines/configuration"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines
@@ -21,4 +24,11 @@ module LeaseMachines
   # Fences at the protected resource, likewise.
   autoload :Fences, "lease_machines/fences"
   autoload :FencedError, "lease_machines/fenced_error"
+  # Signed tokens (a store's and a fence's `signing_keys:`).
+  autoload :Signing, "lease_machines/signing/keys"
 end
+
+# Inside a Rails app (Rails is loaded before its gems), the Railtie: a default
+# store from ActiveRecord::Base and lease events in the Rails log. Nothing of
+# Rails is loaded otherwise.
+require_relative "lease_machines/rails/railtie" if defined?(::Rails::Railtie)

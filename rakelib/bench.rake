@@ -46,9 +46,12 @@ namespace :bench do
     BenchTasks.run("stores_bench.rb", "DATABASE_URL" => BenchTasks.server_url("postgres"))
   end
 
+  desc "The renewal runtime: 1,000 concurrent holds on SQLite, and hold { } against acquire + release"
+  task(runtime: :compile) { BenchTasks.run("runtime_bench.rb") }
+
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"
   task(instructions: :compile) { BenchTasks.run("instructions.rb") }
 end
 
 desc "Run every benchmark (bench/*_bench.rb); starts Redis and PostgreSQL on loopback"
-task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences]
+task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime]

@@ -6,8 +6,10 @@
 #
 #   rake matrix            all three; fails if any fails
 #   rake matrix:trixie     one
+#   rake matrix:arm64      the aarch64-linux gem in an arm64 root under qemu: its
+#                          smoke test, then every test file that needs no server
 #
-# MATRIX_REV, MATRIX_REFRESH, TEST and TESTOPTS pass through (see script/matrix).
+# MATRIX_REV, MATRIX_REFRESH, MATRIX_TESTS, TEST and TESTOPTS pass through (see script/matrix).
 
 MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 
@@ -20,6 +22,11 @@ namespace :matrix do
     desc "Run the Ruby suite with #{what}"
     task(env) { sh MATRIX_SCRIPT, env }
   end
+end
+
+namespace :matrix do
+  desc "Smoke-test the cross-compiled aarch64-linux gem under qemu, then run every test needing no server there"
+  task(:arm64) { sh MATRIX_SCRIPT, "arm64" }
 end
 
 desc "Run the Ruby suite on bookworm, trixie and sid (script/matrix all)"

@@ -9,6 +9,10 @@
 #   rake gem:native:aarch64-linux     a platform gem, built with `cargo rustc --target <triple>`
 #   rake gem:smoke                    build both gems for this machine, install, require, check
 #   rake "gem:smoke:install[pkg/x.gem]"  smoke-test one built gem (CI, other platforms)
+#   rake gem:fat                      the x86_64-linux gem for this Ruby and trixie's 3.3 (needs
+#                                     root: script/matrix lib/smoke trixie), smoke-tested in both
+#   rake gem:aarch64                  the aarch64-linux gem, cross-compiled, smoke-tested under qemu
+#                                     (needs root: script/matrix arm64)
 #
 # Platform gems carry one library per Ruby minor, in
 # lib/lease_machines_native/<major.minor>/, the folder lib/lease_machines/native.rb
@@ -18,6 +22,9 @@
 #   CARGO   cargo or a drop-in (cargo-zigbuild); read by extconf.rb.
 #   GLIBC   with CARGO=cargo-zigbuild, the oldest glibc to link against on
 #           *-linux-gnu targets, e.g. 2.17 (becomes --target <triple>.2.17).
+#   CROSS_ROOT  a Debian root of the target architecture whose Ruby (of this
+#           Ruby's version) to build for, with Debian's cross gcc (see cross_env;
+#           `script/matrix arm64` builds tmp/matrix/arm64/root).
 # `gem:native:<platform>:lib` only builds and stages (libraries accumulate, so a
 # fat gem can be assembled across several containers); `:pack` packs what is
 # staged; `gem:native:<platform>` clears the stage, then does both.
@@ -107,6 +114,18 @@ module LeaseMachinesPackaging
     end
     check "a Float owner raises TypeError", raised, :type_error
 
+    # A durable decision: the SQLite store (the sqlite3 gem is the system's).
+    require "lease_machines/stores/sqlite"
+    require "tmpdir"
+    Dir.mktmpdir("lease_machines-smoke-sqlite") do |dir|
+      store = LeaseMachines::Stores::SQLite.new(File.join(dir, "smoke.sqlite3")).setup!
+      stored = store.authority("smoke").acquire(owner: 1, ttl: 30)
+      check "sqlite store grant", [stored.status, stored.lease.token], [:granted, 1]
+      check "sqlite store refuses another owner", store.authority("smoke").acquire(owner: 2, ttl: 30).reason, :occupied
+      check "sqlite store checkpoint", store.authority("smoke").checkpoint.last_issued, 1
+      store.close
+    end
+
     puts "smoke ok: lease_machines #{spec.version} (#{spec.platform}) on ruby #{RUBY_VERSION}, " \
          "native library #{natives.first}"
   RUBY
@@ -176,17 +195,54 @@ module LeaseMachinesPackaging
   end
 
   # Compiles the extension with `ruby` for `platform` and stages it as
-  # libs/<minor>/lease_machines_native.<dlext>.
+  # libs/<minor>/lease_machines_native.<dlext>. With CROSS_ROOT, for the Ruby
+  # of that root instead (see cross_env).
   def build_library(platform, triple, ruby)
     minor, ruby_dlext = ruby_info(ruby)
+    env = { "CARGO_BUILD_TARGET" => cargo_target(triple) }
+    unless ENV["CROSS_ROOT"].to_s.empty?
+      minor, cross = cross_env(File.expand_path(ENV.fetch("CROSS_ROOT")), triple)
+      env.merge!(cross)
+    end
     build_dir = File.join(platform_dir(platform), "build", minor)
     mkdir_p build_dir
-    env = { "CARGO_BUILD_TARGET" => cargo_target(triple) }
     sh env, ruby, EXTCONF, chdir: build_dir
     sh env, ENV.fetch("MAKE", "make"), chdir: build_dir
     staged = File.join(libs_dir(platform), minor, "#{EXT}.#{dlext_for(platform)}")
     mkdir_p File.dirname(staged)
     cp File.join(build_dir, "#{EXT}.#{ruby_dlext}"), staged
+  end
+
+  # Cross-compiling for a Debian root of another architecture (CROSS_ROOT:
+  # script/matrix arm64 builds one): rb-sys reads the target Ruby's RbConfig
+  # from RBCONFIG_* variables when RBCONFIG_CROSS_COMPILING is yes, taken here
+  # from the root's rbconfig.rb (loaded by this Ruby, which must be the same
+  # version; it puts its header folders inside the root); Debian's cross gcc
+  # (<arch>-linux-gnu-gcc) compiles rb-sys's C shim and links, and bindgen's
+  # clang reads the root as its sysroot. @return [Array(String, Hash)] the
+  # target Ruby's minor and the environment
+  def cross_env(root, triple)
+    rbconfig = Dir.glob(File.join(root, "usr/lib/*/ruby/*/rbconfig.rb")).first or
+      raise "CROSS_ROOT=#{root}: no usr/lib/*/ruby/*/rbconfig.rb (is the target's ruby installed there?)"
+    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig)
+      Object.send(:remove_const, :RbConfig) if defined?(RbConfig)
+      load ARGV.fetch(0)
+      print RbConfig::CONFIG.map { |key, value| "#{key}\x1F#{value}" }.join("\x1E")
+    RUBY
+    raise "loading #{rbconfig} failed" unless status.success?
+
+    config = dump.split("\x1E").to_h { |pair| pair.split("\x1F", 2) }
+    # rbconfig.rb places its folders under its own location: the root's.
+    %w[rubyhdrdir rubyarchhdrdir].each do |key|
+      raise "#{rbconfig}: #{key} #{config[key]} is outside #{root}" unless config.fetch(key).start_with?("#{root}/")
+    end
+    env = config.to_h { |key, value| ["RBCONFIG_#{key}", value.to_s] }
+    env["RBCONFIG_CROSS_COMPILING"] = "yes"
+    gcc = "#{triple.sub('-unknown-', '-')}-gcc"
+    env["CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER"] = gcc
+    env["CC_#{triple.tr('-', '_')}"] = gcc
+    env["BINDGEN_EXTRA_CLANG_ARGS_#{triple.tr('-', '_')}"] = "--sysroot=#{root}"
+    ["#{config.fetch('MAJOR')}.#{config.fetch('MINOR')}", env]
   end
 
   # The gem's files that are not Rust sources or build inputs.
@@ -201,6 +257,24 @@ module LeaseMachinesPackaging
     "#{major}.#{min + 1}"
   end
 
+  # Patch releases excluded for a Ruby minor a fat gem lacks between two it
+  # holds: RubyGems requirements are all ANDed, with no "or" and no wildcard
+  # for `!=`, so a hole (3.1 and 3.3, no 3.2) is spelled release by release.
+  # No Ruby 3.x minor has had more than a dozen patch releases.
+  GAP_PATCHES = (0..19)
+
+  # required_ruby_version for exactly the Ruby minors held: from the first to
+  # before the one after the last, without the minors in between it lacks.
+  def ruby_requirement(minors)
+    requirement = [">= #{minors.first}", "< #{next_minor(minors.last)}.dev"]
+    minor = minors.first
+    while Gem::Version.new(minor) < Gem::Version.new(minors.last)
+      GAP_PATCHES.each { |patch| requirement << "!= #{minor}.#{patch}" } unless minors.include?(minor)
+      minor = next_minor(minor)
+    end
+    requirement
+  end
+
   # Packs pkg/lease_machines-VERSION-<platform>.gem from the staged libraries.
   def pack(platform)
     libs = Dir.glob("*/#{EXT}.#{dlext_for(platform)}", base: libs_dir(platform))
@@ -213,7 +287,7 @@ module LeaseMachinesPackaging
     spec.platform = Gem::Platform.new(platform)
     spec.extensions = []
     spec.files = ruby_files + lib_files
-    spec.required_ruby_version = [">= #{minors.first}", "< #{next_minor(minors.last)}.dev"]
+    spec.required_ruby_version = ruby_requirement(minors)
     # The Rust manifest is not in a platform gem; nothing should try to build it.
     spec.metadata = spec.metadata.reject { |key, _| key.start_with?("cargo_") }
 
@@ -252,7 +326,10 @@ module LeaseMachinesPackaging
     env.merge(
       "PATH" => cargo ? ENV.fetch("PATH", "") : path_without_cargo,
       "GEM_HOME" => home,
-      "GEM_PATH" => home,
+      # The system's gems stay visible (the SQLite decision needs its sqlite3
+      # gem, which trixie installs as a gem, not in vendor_ruby); the smoke
+      # script checks lease_machines itself came from `home`.
+      "GEM_PATH" => [home, *Gem.default_path].join(File::PATH_SEPARATOR),
       "SMOKE_VERSION" => version
     )
   end
@@ -301,6 +378,23 @@ module LeaseMachinesPackaging
         raise "smoke: #{File.basename(gem)} failed" unless status.success?
       end
     end
+  end
+
+  # A fat gem's required_ruby_version admits every patch release of each minor
+  # it holds a library for, and no other Ruby.
+  def check_ruby_requirement(gem)
+    spec = Gem::Package.new(gem).spec
+    held = Gem::Package.new(gem).contents.grep(%r{\Alib/#{EXT}/(\d+\.\d+)/}) { Regexp.last_match(1) }.uniq
+    requirement = spec.required_ruby_version
+    minors = %w[2.7] + (0..9).map { |minor| "3.#{minor}" } + %w[4.0 4.1]
+    minors.product([0, 5, 19]).each do |minor, patch|
+      version = Gem::Version.new("#{minor}.#{patch}")
+      next if requirement.satisfied_by?(version) == held.include?(minor)
+
+      raise "#{File.basename(gem)}: required_ruby_version #{requirement} " \
+            "#{held.include?(minor) ? 'refuses' : 'admits'} Ruby #{version}; it holds #{held.join(', ')}"
+    end
+    puts "#{File.basename(gem)}: holds ruby #{held.join(', ')}; required_ruby_version admits exactly those"
   end
 
   # Installing the source gem without cargo must fail, and say how to get Rust.
@@ -361,12 +455,46 @@ end
 desc "Build the platform gem for this machine (#{host}) and this Ruby; `rake native gem` builds both gems"
 task native: "gem:native:#{host}"
 
-desc "Build the source and #{host} gems, install each in a throwaway GEM_HOME and use it from outside the repo"
-task "gem:smoke" => %i[gem native] do
+# As root on x86_64-linux the platform gem is the fat one (gem:fat: about 7 s
+# with the trixie root cached; the first run builds the root, which the
+# matrix then reuses), and the aarch64-linux gem is cross-compiled and
+# smoke-tested in the arm64 root under qemu (gem:aarch64: about 40 s cached,
+# 12 minutes the first time); elsewhere the platform gem holds this Ruby's
+# library only.
+fat = host == "x86_64-linux" && Process.uid.zero?
+
+desc "Cross-compile pkg/lease_machines-VERSION-aarch64-linux.gem and smoke-test it in the arm64 root under qemu"
+task "gem:aarch64" do
+  sh({ "MATRIX_SMOKE_ONLY" => "1" }, File.join(LeaseMachinesPackaging::ROOT, "script", "matrix"), "arm64")
+end
+
+desc "Build the source and #{host} gems#{' (fat: gem:fat; and gem:aarch64)' if fat}, install each in a throwaway GEM_HOME " \
+     "and use it from outside the repo"
+task "gem:smoke" => (fat ? %w[gem gem:fat gem:aarch64] : %i[gem native]) do
   LeaseMachinesPackaging.timed("gem:smoke (install and use both gems)") do
     LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path)
-    LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path(host))
+    LeaseMachinesPackaging.smoke(LeaseMachinesPackaging.gem_path(host)) unless fat # gem:fat smoke-tested it
     LeaseMachinesPackaging.smoke_without_cargo(LeaseMachinesPackaging.gem_path)
+  end
+end
+
+# The fat x86_64-linux gem: this host's Ruby (bookworm's 3.1) and trixie's 3.3,
+# whose library is compiled inside the trixie root with its Ruby's headers
+# (script/matrix lib trixie); installed without cargo and smoke-tested here
+# and inside the trixie root (script/matrix smoke trixie GEM).
+FAT_GEM_ENVS = %w[trixie].freeze
+
+desc "Build pkg/lease_machines-VERSION-x86_64-linux.gem for this Ruby and trixie's (#{FAT_GEM_ENVS.join(', ')}), " \
+     "smoke-test it here and there"
+task "gem:fat" => %w[gem:native:x86_64-linux:clear gem:native:x86_64-linux:lib] do
+  matrix = File.join(LeaseMachinesPackaging::ROOT, "script", "matrix")
+  gem = LeaseMachinesPackaging.gem_path("x86_64-linux")
+  LeaseMachinesPackaging.timed("gem:fat") do
+    FAT_GEM_ENVS.each { |env| sh matrix, "lib", env }
+    LeaseMachinesPackaging.pack("x86_64-linux")
+    LeaseMachinesPackaging.check_ruby_requirement(gem)
+    LeaseMachinesPackaging.smoke(gem)
+    FAT_GEM_ENVS.each { |env| sh matrix, "smoke", env, gem }
   end
 end
 

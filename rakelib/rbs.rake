@@ -26,12 +26,20 @@ module LeaseMachinesRbs
   ROOT = File.expand_path("..", __dir__)
 
   # Ill-typed on purpose: every call in them breaks a signature.
-  ILL_TYPED = %w[test/properties/argument_types_test.rb test/properties/maliciousness_test.rb].freeze
+  ILL_TYPED = %w[test/properties/argument_types_test.rb test/properties/maliciousness_test.rb
+                 test/fences/arguments_test.rb test/unit/signing_arguments_test.rb
+                 test/unit/configuration_test.rb test/runtime/argument_types_test.rb].freeze
   # Not about the Ruby API's types: builds and installs gems in subprocesses
-  # (packaging), needs a database server (stores, fences), or counts allocations, which
-  # the checker's own wrappers change (allocation).
-  ELSEWHERE = %w[test/packaging/**/*_test.rb test/stores/**/*_test.rb test/fences/**/*_test.rb
-                 test/properties/allocation_test.rb].freeze
+  # (packaging, a generated Rails app, sidekiq processes), needs a database server (stores), or
+  # counts allocations, which the checker's own wrappers change (allocation).
+  # The MySQL tests run in a process of their own (`rake test:mysql`: Debian's
+  # mysql2 0.5.3 crashes once the GC tests have compacted the heap). The
+  # fences' tests run (they need the PostgreSQL server bin/test starts,
+  # DATABASE_URL); the few of them that make ill-typed calls on purpose skip
+  # under the checker (`ill_typed!`, test/fences/fence_helper.rb).
+  ELSEWHERE = %w[test/packaging/**/*_test.rb test/stores/**/*_test.rb test/rails/**/*_test.rb test/jobs/**/*_test.rb
+                 test/**/mysql*_test.rb test/properties/allocation_test.rb
+                 test/runtime/real_processes_test.rb].freeze
   # Run all the same: the row codec test needs no database and is well-typed.
   NOT_ELSEWHERE = %w[test/stores/row_codec_test.rb].freeze
 

@@ -11,6 +11,8 @@ module LeaseMachines
   # history: never let two copies serve the same resource). `freeze` makes
   # every decision raise FrozenError; `checkpoint` keeps working.
   class Authority
+    include Runtime::Holding::OnCallerClock # hold, hold! (docs/RUNTIME.md)
+
     # @param clock_policy [Symbol] `:reject` (default) refuses a `now` earlier
     #   than one already observed; `:clamp` evaluates it at the latest observed instant.
     def initialize(clock_policy: :reject)

@@ -35,8 +35,7 @@ module LeaseMachines
 
     def self._load(text)
       status, reason, *fields = text.split(" ", 5)
-      owner, token, expires_at_ns = ValueObject.integers(fields.join(" "), 3)
-      lease = Lease.exact(owner: owner, token: token, expires_at_ns: expires_at_ns) if token
+      lease = fields.first == "-" ? nil : Lease._load(fields.join(" "))
       reason = reason == "-" ? nil : reason.to_sym
       status = status.to_sym
       status == :rejected ? rejected(reason) : new(status: status, lease: lease, reason: reason)

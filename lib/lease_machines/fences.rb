@@ -13,6 +13,7 @@ module LeaseMachines
   #
   #   require "lease_machines/fences/postgres"       # LeaseMachines::Fences::Postgres
   #   require "lease_machines/fences/sqlite"         # LeaseMachines::Fences::SQLite
+  #   require "lease_machines/fences/mysql"          # LeaseMachines::Fences::MySQL (and MariaDB)
   #   require "lease_machines/fences/active_record"  # LeaseMachines::Fences::Record, for models
   #
   #   fences = LeaseMachines::Fences::Postgres.new(connection)
@@ -28,7 +29,8 @@ module LeaseMachines
   # - admission.rb: which tokens a fence admits (any; issued by the store in
   #   the same database, `store: true`; live, `strict: true`) and the error
   #   of a refusal; token_errors.rb: UnknownTokenError, ExpiredTokenError;
-  # - token.rb, resource_name.rb: the arguments' rules; stored_token.rb: how
+  # - token.rb, resource_name.rb: the arguments' rules; pass.rb: {Pass},
+  #   what a fenced row write shows a bound or signed model; stored_token.rb: how
   #   columns hold tokens; failures.rb: how a guard's own statements fail;
   # - connections.rb, active_record/source.rb: where connections come from;
   # - sqlite/, postgres/: the engines' sessions and SQL; schema.rb: the
@@ -46,11 +48,13 @@ module LeaseMachines
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/fences/sqlite"
     autoload :Postgres, "lease_machines/fences/postgres"
+    autoload :MySQL, "lease_machines/fences/mysql"
     autoload :Record, "lease_machines/fences/active_record"
   end
 end
 
 require_relative "fences/token"
+require_relative "fences/pass"
 require_relative "fences/admission"
 require_relative "fences/resource_name"
 require_relative "fences/stored_token"

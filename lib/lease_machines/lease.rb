@@ -1,37 +1,70 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # A grant: who holds the resource, under which fencing token, until when.
+  # A grant: who holds the resource, under which fencing token, until when,
+  # and, for a lease a store configured with `signing_keys:` granted, the
+  # token's proof (docs/FENCES.md, "Signed tokens").
   #
   # A frozen value object made by the extension (`owner`, `token`,
-  # `expires_at_ns`, `expires_at` and `expired?` are native readers). Times are
-  # kept exactly, in integer nanoseconds (`expires_at_ns`); `expires_at` shows
-  # them as Float seconds.
+  # `expires_at_ns`, `expires_at`, `expired?` and `proof` are native readers).
+  # Times are kept exactly, in integer nanoseconds (`expires_at_ns`);
+  # `expires_at` shows them as Float seconds.
   class Lease
     include ValueObject
 
-    value_fields identity: %i[owner token expires_at_ns], shown: %i[owner token expires_at]
+    value_fields identity: %i[owner token expires_at_ns proof], shown: %i[owner token expires_at]
+
+    # The proof, only when there is one: an unsigned lease shows (to_h,
+    # inspect) exactly its three fields. (Plain methods over the generated
+    # ones, not a prepended module: RBS's runtime checker hooks these.)
+    alias shown_fields to_h
+    alias shown_keys deconstruct_keys
+    alias shown_text inspect
+    private :shown_fields, :shown_keys, :shown_text
+
+    def to_h
+      proof ? shown_fields.merge(proof: proof) : shown_fields
+    end
+
+    def deconstruct_keys(keys)
+      shown_keys(keys).merge(proof: proof)
+    end
+
+    def inspect
+      proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
+    end
+    alias to_s inspect
 
     # @param expires_at [Integer, Float] seconds (a Float rounds to the nearest nanosecond)
-    def self.new(owner:, token:, expires_at:)
-      _new(owner, token, expires_at)
+    # @param proof [String, nil] the token's proof, 64 lowercase hex digits
+    #   (an HMAC-SHA256; ArgumentError otherwise), or nil for none
+    def self.new(owner:, token:, expires_at:, proof: nil)
+      proven(_new(owner, token, expires_at), proof)
     end
 
     # A lease from exact nanoseconds, as a store keeps them.
-    def self.exact(owner:, token:, expires_at_ns:)
-      _exact(owner, token, expires_at_ns)
+    def self.exact(owner:, token:, expires_at_ns:, proof: nil)
+      proven(_exact(owner, token, expires_at_ns), proof)
     end
 
-    private_class_method :_new, :_exact
+    def self.proven(lease, proof)
+      nil.equal?(proof) ? lease : lease.__send__(:_signed, proof)
+    end
 
-    # Marshal: the exact fields as decimal text, rebuilt (and checked) by {exact}.
+    private_class_method :_new, :_exact, :proven
+
+    # Marshal: the exact fields as decimal text, and the proof when there is
+    # one, rebuilt (and checked) by {exact}.
     def _dump(_level)
-      "#{owner} #{token} #{expires_at_ns}"
+      text = "#{owner} #{token} #{expires_at_ns}"
+      proof ? "#{text} #{proof}" : text
     end
 
     def self._load(text)
-      owner, token, expires_at_ns = ValueObject.integers(text, 3)
-      exact(owner: owner, token: token, expires_at_ns: expires_at_ns)
+      fields = text.to_s.split
+      proof = fields.pop if fields.size == 4
+      owner, token, expires_at_ns = ValueObject.integers(fields.join(" "), 3)
+      exact(owner: owner, token: token, expires_at_ns: expires_at_ns, proof: proof)
     end
   end
 end

@@ -3,11 +3,21 @@
 # Loads the compiled extension. A precompiled platform gem keeps one library per
 # Ruby minor version under lib/lease_machines_native/<major.minor>/; a gem built
 # from source installs one library at lib/lease_machines_native/. A library that
-# exists but fails to load raises: it is never silently skipped.
+# exists but fails to load raises: it is never silently skipped. A platform gem
+# with no library for this Ruby (a fat gem holding 3.1 and 3.3, on 3.2) says so.
 ruby_minor = RUBY_VERSION[/\A\d+\.\d+/]
-versioned = File.expand_path("../lease_machines_native/#{ruby_minor}/lease_machines_native", __dir__)
-if File.exist?("#{versioned}.#{RbConfig::CONFIG.fetch('DLEXT')}")
+native_dir = File.expand_path("../lease_machines_native", __dir__)
+dlext = RbConfig::CONFIG.fetch("DLEXT")
+versioned = File.join(native_dir, ruby_minor, "lease_machines_native")
+if File.exist?("#{versioned}.#{dlext}")
   require versioned
 else
+  held = Dir.glob("*/lease_machines_native.#{dlext}", base: native_dir).map { |lib| File.dirname(lib) }
+  unless held.empty? || File.exist?(File.join(native_dir, "lease_machines_native.#{dlext}"))
+    raise LoadError, "lease_machines: this platform gem holds native libraries for Ruby #{held.sort.join(', ')}, " \
+                     "not for Ruby #{RUBY_VERSION}; install the source gem instead " \
+                     "(gem install lease_machines --platform ruby, which builds with cargo)"
+  end
+
   require "lease_machines_native/lease_machines_native"
 end

@@ -11,6 +11,7 @@ module LeaseMachines
   #
   #   require "lease_machines/stores/sqlite"    # LeaseMachines::Stores::SQLite
   #   require "lease_machines/stores/postgres"  # LeaseMachines::Stores::Postgres
+  #   require "lease_machines/stores/mysql"     # LeaseMachines::Stores::MySQL (and MariaDB)
   #
   # Every decision reads the resource's row, decides on it in Rust (a
   # {Native::Request}), writes the new checkpoint only onto the row it decided
@@ -45,6 +46,8 @@ module LeaseMachines
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/stores/sqlite"
     autoload :Postgres, "lease_machines/stores/postgres"
+    autoload :MySQL, "lease_machines/stores/mysql"
+    autoload :Memory, "lease_machines/stores/memory"
     autoload :Schema, "lease_machines/stores/schema"
     autoload :CLI, "lease_machines/stores/cli"
   end

@@ -221,6 +221,7 @@ module LeaseMachines
     end
 
     def test_the_options_are_checked
+      ill_typed!
       error = assert_raises(ArgumentError) { new_fences(strict: true) }
       assert_match(/strict: true needs store: true/, error.message)
       [nil, 1, "true"].each do |bad|

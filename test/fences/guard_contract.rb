@@ -168,6 +168,7 @@ module LeaseMachines
     end
 
     def test_guard_refuses_bad_arguments_before_anything_is_sent
+      ill_typed!
       resource = unique_name
       assert_error(TypeError, "token must be an Integer in #{OWNER_RANGE}, got \"1\" (String)") do
         fences.guard(resource, "1") { flunk "ran" }

@@ -215,6 +215,7 @@ module LeaseMachines
     end
 
     def test_prepared_statements_must_be_true_or_false
+      ill_typed!
       error = assert_raises(TypeError) { Fences::Postgres.new(@url, prepared_statements: "no") }
       assert_equal 'prepared_statements must be true or false, got "no"', error.message
     end

@@ -60,6 +60,7 @@ module LeaseMachines
     end
 
     def test_busy_timeout_must_be_a_positive_number
+      ill_typed!
       [0, -1, Float::NAN, Float::INFINITY, "5", nil].each do |bad|
         error = assert_raises(ArgumentError) { Fences::SQLite.new(@path, busy_timeout: bad) }
         assert_equal "busy_timeout must be a positive number of seconds, got #{bad.inspect}", error.message

@@ -16,7 +16,12 @@ module LeaseMachines
   # - `insert_unchecked(name, columns)`, `raw_columns(name)`, `delete_row(name)`,
   #   `engine_bad_rows`: rows past the schema's own checks, as a hand edit
   #   might write them (five decimal Strings or nil).
-  module StoreContract
+  #
+  # The contract comes in two parts: StoreContractInProcess, what a store
+  # shows within one process (every store, Stores::Memory included), and
+  # StoreContract, everything (that part, and what needs several processes or
+  # a schema: every durable engine).
+  module StoreContractInProcess
     include StoreTestHelper
 
     U64_COLUMNS = %w[last_issued lease_owner lease_token lease_expires_at_ns observed_ns].freeze
@@ -172,32 +177,6 @@ module LeaseMachines
       assert_equal tokens.uniq, tokens
       assert_equal store.authority(name).checkpoint.last_issued, tokens.max
       assert_operator tokens.size, :>=, 10
-    end
-
-    # A connection opened before fork belongs to the parent: the child opens
-    # its own, and the parent's still works afterwards.
-    def test_a_store_used_before_fork_opens_its_own_connection_in_the_child
-      name = unique_name
-      authority = new_store.authority(name)
-      authority.acquire(owner: 1, now: 1, ttl: 1)
-      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
-      assert_predicate wait_child(pid), :success?
-      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
-    end
-
-    # Closing the store in a child closes only what the child opened: the
-    # parent's connection is neither closed there nor left for the child's
-    # garbage collector to finalize (which would end the parent's session).
-    def test_closing_a_store_in_a_forked_child_leaves_the_parents_connection_alone
-      store = new_store
-      authority = store.authority(unique_name)
-      authority.acquire(owner: 1, now: 1, ttl: 1)
-      pid = fork_child do
-        store.close
-        GC.start
-      end
-      assert_predicate wait_child(pid), :success?
-      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token, "the parent's connection still works"
     end
 
     # An interrupt that skips `rescue` (Thread#kill, Ruby 3.1's Timeout, which
@@ -496,6 +475,85 @@ module LeaseMachines
       delete_row(bad) if bad
     end
 
+    private
+
+    # Runs a decision with a slow hook, lets the block interrupt it, then
+    # checks that nothing stayed locked or open.
+    def assert_interrupted_decision_cleaned_up
+      name = unique_name("interrupted")
+      entered = Queue.new
+      slow = true
+      store = new_store(before_commit: lambda do |_commit|
+        next unless slow
+
+        entered << true
+        sleep 5
+      end)
+      yield store, name, entered
+      slow = false
+      other = new_store
+      started = monotonic
+      taken = Thread.new { other.authority(name).acquire(owner: 2, ttl: 30) }
+      assert taken.join(10), "another connection takes the row"
+      assert_predicate taken.value, :granted?, "the interrupted decision was not committed"
+      assert_operator monotonic - started, :<, 2, "the row was not locked"
+      assert_equal Decision.rejected(:occupied), store.authority(name).acquire(owner: 1, ttl: 30),
+                   "the interrupted store's next call works"
+      assert_predicate store.authority(unique_name).acquire(owner: 1, ttl: 30), :granted?
+      store.force_release(name)
+    ensure
+      slow = false
+    end
+
+    def random_call(rng, owner, token)
+      ttl = [0, 0.5, 1, 2.5, 3].sample(random: rng)
+      case %i[acquire reacquire renew release].sample(random: rng)
+      when :acquire then [:acquire, { owner: owner, ttl: ttl }]
+      when :reacquire then [:reacquire, { owner: owner, ttl: ttl }]
+      when :renew then [:renew, { owner: owner, token: token, ttl: ttl }]
+      else [:release, { owner: owner, token: token }]
+      end
+    end
+
+    def assert_raise_message(klass, message, &)
+      error = assert_raises(klass, &)
+      assert_equal klass, error.class
+      message.is_a?(Regexp) ? assert_match(message, error.message) : assert_equal(message, error.message)
+      error
+    end
+  end
+
+  # What a durable engine shows beyond one process: forked children, killed
+  # processes, contention between processes, and its schema.
+  module StoreContract
+    include StoreContractInProcess
+
+    # A connection opened before fork belongs to the parent: the child opens
+    # its own, and the parent's still works afterwards.
+    def test_a_store_used_before_fork_opens_its_own_connection_in_the_child
+      name = unique_name
+      authority = new_store.authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
+      assert_predicate wait_child(pid), :success?
+      assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
+    end
+
+    # Closing the store in a child closes only what the child opened: the
+    # parent's connection is neither closed there nor left for the child's
+    # garbage collector to finalize (which would end the parent's session).
+    def test_closing_a_store_in_a_forked_child_leaves_the_parents_connection_alone
+      store = new_store
+      authority = store.authority(unique_name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      pid = fork_child do
+        store.close
+        GC.start
+      end
+      assert_predicate wait_child(pid), :success?
+      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token, "the parent's connection still works"
+    end
+
     # --- faults ---------------------------------------------------------------
 
     def test_a_process_killed_before_commit_leaves_the_committed_state
@@ -598,48 +656,10 @@ module LeaseMachines
     MIN_CONTENDED_DECISIONS = 1_000
     CONTENDED_TTL = 0.004
 
-    # Runs a decision with a slow hook, lets the block interrupt it, then
-    # checks that nothing stayed locked or open.
-    def assert_interrupted_decision_cleaned_up
-      name = unique_name("interrupted")
-      entered = Queue.new
-      slow = true
-      store = new_store(before_commit: lambda do |_commit|
-        next unless slow
-
-        entered << true
-        sleep 5
-      end)
-      yield store, name, entered
-      slow = false
-      other = new_store
-      started = monotonic
-      taken = Thread.new { other.authority(name).acquire(owner: 2, ttl: 30) }
-      assert taken.join(10), "another connection takes the row"
-      assert_predicate taken.value, :granted?, "the interrupted decision was not committed"
-      assert_operator monotonic - started, :<, 2, "the row was not locked"
-      assert_equal Decision.rejected(:occupied), store.authority(name).acquire(owner: 1, ttl: 30),
-                   "the interrupted store's next call works"
-      assert_predicate store.authority(unique_name).acquire(owner: 1, ttl: 30), :granted?
-      store.force_release(name)
-    ensure
-      slow = false
-    end
-
     # Where the contention test runs (an engine may pick a faster medium; see
     # the engine's test class). Yields and returns the block's value.
     def with_contention_database
       yield
-    end
-
-    def random_call(rng, owner, token)
-      ttl = [0, 0.5, 1, 2.5, 3].sample(random: rng)
-      case %i[acquire reacquire renew release].sample(random: rng)
-      when :acquire then [:acquire, { owner: owner, ttl: ttl }]
-      when :reacquire then [:reacquire, { owner: owner, ttl: ttl }]
-      when :renew then [:renew, { owner: owner, token: token, ttl: ttl }]
-      else [:release, { owner: owner, token: token }]
-      end
     end
 
     def contend(name, owner, report_path)
@@ -733,13 +753,6 @@ module LeaseMachines
 
         assert_operator earlier[:until_ns], :<=, later[:observed_ns], "two owners held at once: #{earlier} #{later}"
       end
-    end
-
-    def assert_raise_message(klass, message, &)
-      error = assert_raises(klass, &)
-      assert_equal klass, error.class
-      message.is_a?(Regexp) ? assert_match(message, error.message) : assert_equal(message, error.message)
-      error
     end
   end
 end

@@ -1,9 +1,10 @@
-//! `LeaseMachines::Lease`: a frozen TypedData holding the core's lease. One
-//! allocation with no Ruby call that could raise (no `initialize`, no
-//! instance variables). `lib/lease_machines/lease.rb` adds value semantics
-//! on top of the readers defined here.
+//! `LeaseMachines::Lease`: a frozen TypedData holding the core's lease and,
+//! for a lease a signing store granted, its token's proof. One allocation
+//! with no Ruby call that could raise (no `initialize`, no instance
+//! variables). `lib/lease_machines/lease.rb` adds value semantics on top of
+//! the readers defined here.
 
-use lease_machines::{Lease, OwnerId};
+use lease_machines::{Lease, OwnerId, TokenProof};
 use magnus::{
     gc::Marker, method, prelude::*, typed_data::Obj, value::Opaque, Error, RClass, RModule, Ruby,
     Value,
@@ -13,17 +14,18 @@ use crate::{
     classes::ClassSlot,
     convert::{self, TimeArg},
     errors::Failure,
+    proof,
 };
 
 /// A `Lease` object.
 #[magnus::wrap(class = "LeaseMachines::Lease", free_immediately, size)]
-struct LeaseObj(Lease);
+struct LeaseObj(Lease, Option<TokenProof>);
 
 static CLASS: ClassSlot = ClassSlot::new();
 
 /// A new frozen `Lease` object.
 pub fn value(ruby: &Ruby, lease: Lease) -> Result<Value, Error> {
-    CLASS.frozen(ruby, LeaseObj(lease))
+    CLASS.frozen(ruby, LeaseObj(lease, None))
 }
 
 /// The core lease of a `Lease` object.
@@ -90,7 +92,11 @@ impl LeaseObj {
         let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
         let token = convert::issued_token(ruby, token, "token")?;
         let expires_at = time(ruby, expires_at, name)?;
-        CLASS.frozen_in(ruby, Self(Lease::new(owner, token, expires_at)), class)
+        CLASS.frozen_in(
+            ruby,
+            Self(Lease::new(owner, token, expires_at), None),
+            class,
+        )
     }
 
     /// `Lease._new(owner, token, expires_at)` (`build`): `expires_at` in seconds.
@@ -127,6 +133,18 @@ impl LeaseObj {
         )
     }
 
+    /// `_signed(proof)`: the same lease, of the same class, carrying `proof`
+    /// (nil: none), given as its text (64 lowercase hex digits).
+    fn signed(ruby: &Ruby, rb_self: Obj<Self>, given: Value) -> Result<Value, Error> {
+        let proof = proof::optional_arg(ruby, given, "proof")?;
+        CLASS.frozen_in(ruby, Self(rb_self.0, proof), rb_self.class())
+    }
+
+    /// The proof's text, or nil.
+    fn proof(&self) -> Option<String> {
+        self.1.as_ref().map(proof::text)
+    }
+
     fn owner(&self) -> u64 {
         self.0.owner().value()
     }
@@ -154,6 +172,8 @@ pub fn define(ruby: &Ruby, root: RModule) -> Result<(), Error> {
     CLASS.define::<LeaseObj>(ruby, class)?;
     class.define_singleton_method("_new", method!(LeaseObj::build, 3))?;
     class.define_singleton_method("_exact", method!(LeaseObj::exact, 3))?;
+    class.define_private_method("_signed", method!(LeaseObj::signed, 1))?;
+    class.define_method("proof", method!(LeaseObj::proof, 0))?;
     class.define_method("owner", method!(LeaseObj::owner, 0))?;
     class.define_method("token", method!(LeaseObj::token, 0))?;
     class.define_method("expires_at_ns", method!(LeaseObj::expires_at_ns, 0))?;

@@ -21,6 +21,8 @@ mod fence;
 mod holder;
 mod init_once;
 mod lease;
+mod owner_id;
+mod proof;
 mod request;
 mod row;
 
@@ -38,5 +40,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     let native = root.define_module("Native")?;
     row::define(native)?;
     request::define(ruby, native)?;
+    proof::define(ruby, native)?;
+    owner_id::define(native)?;
     Ok(())
 }

@@ -53,22 +53,25 @@ module LeaseMachines
       # The error for a refused mark: the session answers highest(resource)
       # and, when bound, store_row(resource) ([last_issued, lease_token,
       # lease_expires_at_ns, clock_ns], Integers or nil; nil for no row).
-      # Read in the guard's transaction, after the refusal.
+      # Read in the guard's transaction, after the refusal. `record`: the
+      # fenced row's record, for the error (fenced_update!).
       # @return [FencedError]
-      def refusal(session, resource, token)
+      def refusal(session, resource, token, record: nil)
         highest = session.highest(resource)
         last_issued, lease_token, expires_at_ns, clock_ns = session.store_row(resource) if bound?
         issued = !last_issued.nil? && token <= last_issued
         if !bound? || (issued && highest && token < highest)
-          FencedError.new(resource: resource, token: token, highest: highest)
+          FencedError.new(resource: resource, token: token, highest: highest, record: record)
         elsif issued && strict?
           ExpiredTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
-                                lease_token: lease_token, expires_at_ns: expires_at_ns, clock_ns: clock_ns)
+                                lease_token: lease_token, expires_at_ns: expires_at_ns, clock_ns: clock_ns,
+                                record: record)
         else
           # Not issued; or issued, at or above the mark, and not strict: the
           # store issued it after the statement ran (a race), so when the
           # statement ran, it was unknown.
-          UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued)
+          UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
+                                record: record)
         end
       end
     end

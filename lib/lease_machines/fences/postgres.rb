@@ -42,14 +42,17 @@ module LeaseMachines
       #   resource (docs/FENCES.md, "Bound fences")
       # @param strict [Boolean] with store: admit only the token of the lease
       #   the store records, live at the database clock (clock_timestamp())
-      def initialize(connection, prepared_statements: true, store: false, strict: false)
+      # @param signing_keys [Array<String>, nil] the keys of the stores whose
+      #   leases this fence admits: only tokens with a proof one of them made
+      #   pass (ForgedTokenError otherwise; docs/FENCES.md, "Signed tokens")
+      def initialize(connection, prepared_statements: true, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         unless [true, false].include?(prepared_statements)
           raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
         end
 
         @prepared = prepared_statements
-        super(source(connection))
+        super(source(connection), signing_keys)
       end
 
       private

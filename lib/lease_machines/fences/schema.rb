@@ -11,10 +11,11 @@ module LeaseMachines
     module Schema
       FILES = {
         postgres: "db/postgres/002_create_lease_machines_fences.sql",
-        sqlite: "db/sqlite/002_create_lease_machines_fences.sql"
+        sqlite: "db/sqlite/002_create_lease_machines_fences.sql",
+        mysql: "db/mysql/002_create_lease_machines_fences.sql"
       }.freeze
 
-      # @return [String] the schema SQL of `engine` (:postgres or :sqlite)
+      # @return [String] the schema SQL of `engine` (:postgres, :sqlite or :mysql)
       def self.sql(engine)
         Stores::Schema.read(FILES.fetch(engine))
       end

@@ -35,13 +35,16 @@ module LeaseMachines
       #   tokens the store issued for the resource (docs/FENCES.md, "Bound fences")
       # @param strict [Boolean] with store: admit only the token of the lease
       #   the store records, live at the host clock
-      def initialize(connection, busy_timeout: 5.0, store: false, strict: false)
+      # @param signing_keys [Array<String>, nil] the keys of the stores whose
+      #   leases this fence admits: only tokens with a proof one of them made
+      #   pass (ForgedTokenError otherwise; docs/FENCES.md, "Signed tokens")
+      def initialize(connection, busy_timeout: 5.0, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         unless busy_timeout.is_a?(Numeric) && busy_timeout.real? && busy_timeout.finite? && busy_timeout.positive?
           raise ArgumentError, "busy_timeout must be a positive number of seconds, got #{busy_timeout.inspect}"
         end
 
-        super(source(connection, (busy_timeout * 1000).ceil))
+        super(source(connection, (busy_timeout * 1000).ceil), signing_keys)
       end
 
       private

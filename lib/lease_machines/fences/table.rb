@@ -10,8 +10,16 @@ module LeaseMachines
     # come from (#source) and what SQL it speaks.
     class Table
       # @param source [#with, #close] the engine's connection source
-      def initialize(source)
+      # @param signing_keys [Array<String>, nil] see {Signing::Keys.from}:
+      #   admit only tokens whose proof one of them made
+      def initialize(source, signing_keys)
+        @signing_keys = Signing::Keys.from(signing_keys)
         @source = source
+      end
+
+      # Whether this fence admits signed tokens only (`signing_keys:` given).
+      def signed?
+        !@signing_keys.nil?
       end
 
       # Creates the fence table when it is missing (idempotent; safe to race).
@@ -30,22 +38,28 @@ module LeaseMachines
       # and leaves the commit to the caller.
       #
       # @param resource [String] the protected resource (a lease's name, say)
-      # @param token [Integer] the token of the lease the writer holds
+      # @param token [Integer, Lease] the token of the lease the writer holds,
+      #   or the lease itself (its token and its proof)
+      # @param proof [String, nil] the token's proof (Lease#proof), for a
+      #   fence with `signing_keys:`; read from the lease when `token` is one
       # @yieldparam connection the connection to write on (a PG::Connection,
       #   an SQLite3::Database, or the ActiveRecord connection)
       # @return the block's value
       # @raise [FencedError] when `token` is below the mark, or 0: the block
       #   did not run, nothing was written
+      # @raise [ForgedTokenError] with `signing_keys:`, when the proof is
+      #   missing or none of the keys made it: nothing was sent
       # @raise the block's exception, after rolling back everything the guard
       #   did (the mark included)
       # @raise [StoreError] when the fence's own statements fail (nothing was
       #   written), or COMMIT is refused; [OutcomeUnknownError] when the
       #   connection fails during COMMIT
-      def guard(resource, token, &block)
+      def guard(resource, token, proof: nil, &block)
         resource = ResourceName.check(resource)
-        token = Token.check(token)
+        token, proof = Token.presented(token, proof)
         raise ArgumentError, "guard needs a block: the writes the fence protects" unless block
 
+        Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
         @source.with do |session|
           # 0 is never issued: stale wherever a token is checked, as for
           # LeaseMachines::Fence#accept(0). Refused before anything is sent

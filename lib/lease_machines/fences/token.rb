@@ -9,8 +9,8 @@ module LeaseMachines
     # converted. 0 is accepted as an argument and then refused as stale,
     # because it is never issued.
     #
-    # The one place a fence reads a token argument: a token of another form
-    # (a signed token, say) would be checked here.
+    # The one place a fence reads a token argument. A guard also takes the
+    # lease itself, its token with its proof ({presented}).
     module Token
       MAX = (2**64) - 1
       RANGE = "0..#{MAX}".freeze
@@ -28,6 +28,36 @@ module LeaseMachines
           raise RangeError, "#{name} must be an Integer in #{RANGE}, got #{value}" if value.negative? || value > MAX
 
           value
+        end
+
+        # A guard's token and proof: a Lease gives both (then `proof` must be
+        # nil), else `value` is checked as a token and `proof` must be nil or
+        # a String (its form is the fence's to judge).
+        # @return [Array(Integer, String)] the token and the proof (or nil)
+        # @raise [TypeError] for a proof that is not a String
+        # @raise [ArgumentError] for a Lease with a proof beside it
+        def presented(value, proof)
+          if Lease === value # rubocop:disable Style/CaseEquality -- asks the class, not the object
+            unless nil.equal?(proof)
+              raise ArgumentError, "proof: is read from the lease: pass the lease alone, or its token with proof:"
+            end
+
+            return [value.token, value.proof]
+          end
+          unless nil.equal?(proof) || String === proof # rubocop:disable Style/CaseEquality
+            raise TypeError, "proof must be nil or a String (Lease#proof, 64 lowercase hex digits), got #{describe(proof)}"
+          end
+
+          [check(value), proof]
+        end
+
+        # Raises ForgedTokenError unless one of `keys` ({Signing::Keys}) made
+        # `proof` for `token` of `resource`.
+        def authenticate(keys, resource, token, proof)
+          problem = nil.equal?(proof) ? :missing : keys.verify(resource, token, proof)
+          return if problem == :valid
+
+          raise ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem)
         end
 
         # How a refused argument is shown in a message: `"1" (String)`

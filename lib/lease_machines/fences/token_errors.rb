@@ -14,9 +14,9 @@ module LeaseMachines
     #   when it refused (nil: the store has no row for it)
     attr_reader :last_issued
 
-    def initialize(resource:, token:, highest:, last_issued:)
+    def initialize(resource:, token:, highest:, last_issued:, record: nil)
       @last_issued = last_issued
-      super(resource: resource, token: token, highest: highest)
+      super(resource: resource, token: token, highest: highest, record: record)
     end
 
     private
@@ -43,12 +43,12 @@ module LeaseMachines
     attr_reader :clock_ns
 
     # rubocop:disable Metrics/ParameterLists -- keywords, each one reader
-    def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:)
+    def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:, record: nil)
       @last_issued = last_issued
       @lease_token = lease_token
       @expires_at_ns = expires_at_ns
       @clock_ns = clock_ns
-      super(resource: resource, token: token, highest: highest)
+      super(resource: resource, token: token, highest: highest, record: record)
     end
     # rubocop:enable Metrics/ParameterLists
 
@@ -61,6 +61,48 @@ module LeaseMachines
         "its lease was replaced by the lease of token #{@lease_token}"
       else
         "its lease expired at #{@expires_at_ns} ns (database clock: #{@clock_ns} ns)"
+      end
+    end
+  end
+end
+
+module LeaseMachines
+  # A fence configured with `signing_keys:` refused a token whose proof is
+  # missing, is not 64 lowercase hex digits, or was made by none of its keys
+  # (forged, made for another resource or another token, or signed with a key
+  # the fence does not hold). Nothing was sent to the database; the block did
+  # not run.
+  #
+  # An {UnknownTokenError}: like a token above the store's `last_issued`, it
+  # is a token the fence cannot know was issued, and calls for the same
+  # handling (log it, do not retry), so code that rescues UnknownTokenError
+  # (or FencedError) stops here too. `highest` and `last_issued` are nil:
+  # nothing was read.
+  class ForgedTokenError < UnknownTokenError
+    PROBLEMS = %i[missing malformed forged].freeze
+
+    # @return [String, nil] the proof that was shown (nil: none)
+    attr_reader :proof
+    # @return [Symbol] :missing, :malformed or :forged
+    attr_reader :problem
+
+    def initialize(resource:, token:, proof:, problem:)
+      raise ArgumentError, "problem must be one of #{PROBLEMS.inspect}, got #{problem.inspect}" unless PROBLEMS.include?(problem)
+
+      @proof = proof
+      @problem = problem
+      super(resource: resource, token: token, highest: nil, last_issued: nil)
+    end
+
+    private
+
+    def reason
+      case @problem
+      when :missing then "it carries no proof, and this fence admits signed tokens only (guard with the lease, or " \
+                         "proof: lease.proof)"
+      when :malformed then "its proof is not 64 lowercase hexadecimal digits"
+      else "its proof was made by none of this fence's signing keys (forged, made for another resource or " \
+           "another token, or signed with a key the fence does not hold)"
       end
     end
   end

@@ -11,6 +11,7 @@ module LeaseMachines
     #
     #   lease_machines --store sqlite:/var/lib/app/leases.sqlite3 status [RESOURCE]
     #   lease_machines --store postgres://app@db/app release RESOURCE --force
+    #   lease_machines --store mysql2://app@db/app status
     #
     # Exit status: 0 done, 1 the store failed, the resource does not exist or
     # some resource's row cannot be read (the others are listed, that one is
@@ -97,8 +98,8 @@ module LeaseMachines
       end
 
       def define_options(opts)
-        opts.on("--store STORE", "sqlite:PATH or postgres://USER@HOST:PORT/DATABASE",
-                "(default: $LEASE_MACHINES_STORE)") { |value| @options[:store] = value }
+        opts.on("--store STORE", "sqlite:PATH, postgres://USER@HOST:PORT/DATABASE",
+                "or mysql2://USER@HOST:PORT/DATABASE", "(default: $LEASE_MACHINES_STORE)") { |value| @options[:store] = value }
         opts.on("--force", "confirm release (required by release)") { @options[:force] = true }
         opts.on("--json", "print status as JSON") { @options[:json] = true }
         opts.on("-h", "--help", "print this help") { @options[:help] = true }
@@ -162,9 +163,17 @@ module LeaseMachines
         when %r{\Apostgres(?:ql)?://}
           require "lease_machines/stores/postgres"
           Postgres.new(spec)
+        when %r{\Amysql2?://} then mysql_store(spec)
         else
-          raise UsageError, "--store must be sqlite:PATH or postgres://..., got #{quote(spec)}"
+          raise UsageError, "--store must be sqlite:PATH, postgres://... or mysql2://..., got #{quote(spec)}"
         end
+      end
+
+      def mysql_store(url)
+        require "lease_machines/stores/mysql"
+        MySQL.new(url)
+      rescue ArgumentError => e
+        raise UsageError, "bad --store: #{e.message}"
       end
 
       def sqlite_store(path)

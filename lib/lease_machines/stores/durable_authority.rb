@@ -8,9 +8,14 @@ module LeaseMachines
     # this object, so any number of them, in any number of processes, share
     # the resource's history. The clock policy is always `:clamp`.
     #
+    # With a store's `signing_keys:`, the leases it grants and renews carry
+    # their token's proof ({Lease#proof}).
+    #
     # Each call checks its arguments first (the core's checks and messages, in
     # the core's order), as a {Native::Request}, before any transaction starts.
     class DurableAuthority
+      include Runtime::Holding::OnStoreClock # hold, hold! (docs/RUNTIME.md)
+
       # @return [Store]
       attr_reader :store
       # @return [String] the resource name
@@ -25,17 +30,17 @@ module LeaseMachines
 
       # @return [Decision]
       def acquire(owner:, ttl:, now: nil)
-        @store.decide(@name, Native::Request.acquire(owner, now, ttl))
+        @store.signed(@name, @store.decide(@name, Native::Request.acquire(owner, now, ttl)))
       end
 
       # @return [Decision]
       def reacquire(owner:, ttl:, now: nil)
-        @store.decide(@name, Native::Request.reacquire(owner, now, ttl))
+        @store.signed(@name, @store.decide(@name, Native::Request.reacquire(owner, now, ttl)))
       end
 
       # @return [Decision]
       def renew(owner:, token:, ttl:, now: nil)
-        @store.decide(@name, Native::Request.renew(owner, token, now, ttl))
+        @store.signed(@name, @store.decide(@name, Native::Request.renew(owner, token, now, ttl)))
       end
 
       # @return [Decision]

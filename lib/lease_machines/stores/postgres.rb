@@ -90,16 +90,19 @@ module LeaseMachines
       # @param before_commit [#call, nil] called with a {Commit} inside every
       #   decision's transaction (and force release), just before COMMIT (a test hook, or a place to
       #   write to the same database in the same transaction)
+      # @param signing_keys [Array<String>, nil] secret keys of at least 32
+      #   bytes: granted and renewed leases carry their token's proof, signed
+      #   with the first (docs/FENCES.md, "Signed tokens")
       # @param listen_url [String, nil] where {#await_handover} opens its
       #   listening connection (nil: the same server settings as the store's
       #   connection); give the server's own address when the store goes
       #   through a pooler in transaction mode
-      def initialize(connection, lock_timeout: nil, statement_timeout: nil, prepared_statements: true, # rubocop:disable Metrics/ParameterLists -- the documented options, each a keyword
-                     before_commit: nil, listen_url: nil)
-        super(before_commit: before_commit)
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(connection, lock_timeout: nil, statement_timeout: nil, prepared_statements: true,
+                     before_commit: nil, signing_keys: nil, listen_url: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys)
         raise TypeError, "listen_url must be a String or nil, got #{listen_url.inspect}" unless listen_url.nil? ||
                                                                                                 listen_url.is_a?(String)
-
         unless [true, false].include?(prepared_statements)
           raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
         end
@@ -117,6 +120,7 @@ module LeaseMachines
         @fast_path = FastPath.new(@connections, statements, @failures)
         @listener = Listener.new(listen_source(listen_url), @failures)
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @return [Boolean] whether the fast path's statements are prepared
       def prepared_statements?

@@ -3,17 +3,18 @@
 module LeaseMachines
   module Stores
     # The schema every engine's #setup! runs, read from the migration files the
-    # gem ships (db/postgres/*.sql, db/sqlite/*.sql): the SQL people read or
+    # gem ships (db/postgres/*.sql, db/sqlite/*.sql, db/mysql/*.sql): the SQL people read or
     # apply themselves is the SQL the stores run, from one file each.
     module Schema
       ROOT = File.expand_path("../../..", __dir__)
       # Where the SQL lives, relative to the gem's root.
       FILES = {
         postgres: "db/postgres/001_create_lease_machines_resources.sql",
-        sqlite: "db/sqlite/001_create_lease_machines_resources.sql"
+        sqlite: "db/sqlite/001_create_lease_machines_resources.sql",
+        mysql: "db/mysql/001_create_lease_machines_resources.sql"
       }.freeze
 
-      # @return [String] the schema SQL of `engine` (:postgres or :sqlite)
+      # @return [String] the schema SQL of `engine` (:postgres, :sqlite or :mysql)
       def self.sql(engine)
         read(FILES.fetch(engine))
       end
@@ -25,6 +26,7 @@ module LeaseMachines
 
       POSTGRES = sql(:postgres)
       SQLITE = sql(:sqlite)
+      MYSQL = sql(:mysql)
     end
   end
 end

@@ -61,8 +61,11 @@ module LeaseMachines
       #   milliseconds since the Unix epoch (default: the host's CLOCK_REALTIME)
       # @param before_commit [#call, nil] called with a {Commit} inside every
       #   decision's transaction (and force release), just before COMMIT
-      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil)
-        super(before_commit: before_commit)
+      # @param signing_keys [Array<String>, nil] secret keys of at least 32
+      #   bytes: granted and renewed leases carry their token's proof, signed
+      #   with the first (docs/FENCES.md, "Signed tokens")
+      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys)
         @path = database_path(path)
         @busy_timeout_ms = busy_milliseconds(busy_timeout)
         raise TypeError, "clock must respond to #call, got #{clock.inspect}" unless clock.nil? || clock.respond_to?(:call)

@@ -14,12 +14,28 @@ module LeaseMachines
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
       attr_reader :before_commit
 
-      def initialize(before_commit: nil)
+      # @param signing_keys [Array<String>, nil] see {Signing::Keys.from}
+      def initialize(before_commit: nil, signing_keys: nil)
         unless before_commit.nil? || before_commit.respond_to?(:call)
           raise TypeError, "before_commit must respond to #call, got #{before_commit.inspect}"
         end
 
         @before_commit = before_commit
+        @signing_keys = Signing::Keys.from(signing_keys)
+      end
+
+      # Whether granted and renewed leases carry a proof of their token
+      # (`signing_keys:` given).
+      def signs?
+        !@signing_keys.nil?
+      end
+
+      # @api private: `decision` as the caller gets it: with `signing_keys:`,
+      # its lease carries its token's proof for `name`. Computed after the
+      # commit, from the name and the token alone (a before_commit hook sees
+      # the lease without it).
+      def signed(name, decision)
+        @signing_keys ? @signing_keys.signed(name, decision) : decision
       end
 
       # The durable authority for one resource. Cheap: every object for the

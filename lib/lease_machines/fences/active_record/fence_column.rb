@@ -18,14 +18,20 @@ module LeaseMachines
     # affinity: both are refused with the migration line to use instead.
     class FenceColumn
       POSTGRES_TYPES = /\A(numeric(\((2\d|[3-9]\d|\d{3,}),0\))?|text|character varying(\((2\d|[3-9]\d|\d{3,})\))?)\z/
-      private_constant :POSTGRES_TYPES
+      # MySQL: DECIMAL with at least 20 digits and no scale, or BIGINT UNSIGNED
+      # (both exact over 0..2**64-1 and compared as numbers).
+      MYSQL_TYPES = /\A(decimal\((2\d|[3-6]\d),0\)( unsigned)?|bigint(\(20\))? unsigned)\z/i
+      private_constant :POSTGRES_TYPES, :MYSQL_TYPES
 
       # @return [String] the column's name
       attr_reader :name
+      # @return [RowAdmission] what the model's writes admit beyond the row's comparison
+      attr_reader :admission
 
-      def initialize(model, name)
+      def initialize(model, name, admission)
         @model = model
         @name = name
+        @admission = admission
         @checked = false
       end
 
@@ -60,8 +66,13 @@ module LeaseMachines
         @model.connection.adapter_name.match?(/sqlite/i)
       end
 
+      def mysql?
+        @model.connection.adapter_name.match?(/mysql/i)
+      end
+
       def exact?(sql_type)
         return sql_type.match?(/CHAR|CLOB|TEXT/i) && !sql_type.match?(/INT/i) if sqlite?
+        return sql_type.match?(MYSQL_TYPES) if mysql?
 
         sql_type.match?(POSTGRES_TYPES)
       end
@@ -69,6 +80,8 @@ module LeaseMachines
       def migration_hint
         if sqlite?
           "declare it as text (add_column :#{@model.table_name}, :#{@name}, :string, limit: 20)"
+        elsif mysql?
+          "declare it as decimal(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
         else
           "declare it as numeric(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
         end

@@ -15,6 +15,14 @@ module LeaseMachines
     #   Report.fenced_update_all(token, { day: today }, body: text)  # the number of rows updated
     #   Report.fenced_upsert!(token, { day: today, body: text }, unique_by: :day)
     #
+    # `fenced_by :lease_token, store: true` (and `strict: true`) binds the
+    # writes to the lease store in the model's database, `signing_keys:`
+    # makes them require the token's proof ({RowAdmission}); each write then
+    # shows a {Pass} (the lease's resource name and the lease) instead of a
+    # bare token:
+    #
+    #   report.fenced_update!(LeaseMachines::Fences::Pass.new("reports/nightly", lease), body: text)
+    #
     # Token 0 is never issued: it is refused before anything is sent
     # (FencedError, or 0 rows for the `_all` form), as everywhere in the gem.
     # Only ActiveRecord's public API is used (Rails 6.1 to 8). See
@@ -35,7 +43,12 @@ module LeaseMachines
         # Names the token column and declares its type ({TokenType}). Call it
         # once, in the class body.
         # @param column [Symbol, String]
-        def fenced_by(column = DEFAULT_COLUMN)
+        # @param store [Boolean] the store's table is in the model's database:
+        #   a write passes only with a token the store issued for its `resource:`
+        # @param strict [Boolean] with store: only the token of the store's live lease
+        # @param signing_keys [Array<String>, nil] a write passes only with the
+        #   token's proof ({Signing::Keys.from})
+        def fenced_by(column = DEFAULT_COLUMN, store: false, strict: false, signing_keys: nil)
           unless column.is_a?(Symbol) || column.is_a?(String)
             raise TypeError, "column must be a Symbol or a String (the token column), got #{column.inspect}"
           end
@@ -43,8 +56,9 @@ module LeaseMachines
           name = column.to_s
           raise ArgumentError, "column must not be empty" if name.empty?
 
+          admission = RowAdmission.from(store: store, strict: strict, signing_keys: signing_keys)
           attribute(name, TokenType.new(self, name))
-          @fence_column = FenceColumn.new(self, name)
+          @fence_column = FenceColumn.new(self, name, admission)
         end
 
         # @api private: the checked column
@@ -62,15 +76,20 @@ module LeaseMachines
         # One UPDATE of the rows matching `conditions` (what `where` takes)
         # whose token is NULL or at most `token`, setting `attributes` and
         # the token. Like `update_all`: no validations, callbacks or
-        # timestamps; the model's default scope applies.
+        # timestamps; the model's default scope applies. A model bound to its
+        # store also needs the store to admit the token for `resource` in the
+        # same statement (rows it refuses are not counted).
+        # @param token [Integer, Pass] a Pass for a model bound to its store or signed
         # @return [Integer] the number of rows updated (0 for token 0)
+        # @raise [ForgedTokenError] for a signed model, without a valid proof
         def fenced_update_all(token, conditions, attributes)
-          token = Token.check(token)
           column = fence_column
+          token, resource = column.admission.presented(self, token)
           values = Record.checked_attributes(attributes, column)
           return 0 if token.zero?
 
-          column.admitting(where(conditions), token).update_all(values.merge(column.name => token))
+          scope = column.admission.admitting(column.admitting(where(conditions), token), self, resource, token)
+          scope.update_all(values.merge(column.name => token))
         end
 
         # Inserts the row, or overwrites it when its token is NULL or at most
@@ -78,9 +97,10 @@ module LeaseMachines
         # @return [true]
         # @raise [FencedError] when the existing row holds a greater token
         def fenced_upsert!(token, attributes, unique_by:)
-          token = Token.check(token)
           column = fence_column
-          Upsert.new(self, column).run(token, Record.checked_attributes(attributes, column), unique_by)
+          token, resource = column.admission.presented(self, token)
+          upsert = connection.adapter_name.match?(/mysql/i) ? MySQLUpsert : Upsert
+          upsert.new(self, column).run(token, Record.checked_attributes(attributes, column), unique_by, resource)
         end
       end
 
@@ -101,9 +121,9 @@ module LeaseMachines
       # @raise [FencedError] when the row holds a greater token (or is gone):
       #   nothing was written, the record keeps its changes unsaved
       def fenced_update!(token, attributes = {})
-        token = Token.check(token)
         column = self.class.fence_column
-        RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column))
+        token, resource = column.admission.presented(self.class, token)
+        RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column), resource)
       end
     end
   end

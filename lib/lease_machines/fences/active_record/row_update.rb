@@ -28,7 +28,8 @@ module LeaseMachines
       end
 
       # @return [true]
-      def run(token, attributes)
+      def run(token, attributes, resource)
+        @resource = resource
         check_record
         return refuse(token) if token.zero?
 
@@ -82,7 +83,10 @@ module LeaseMachines
         names = @record.changed_attribute_names_to_save | written.keys
         values = names.to_h { |name| [name, @record[name]] }
         row = @model.unscoped.where(@model.primary_key => @record.id_in_database)
-        @model.unscoped { @column.admitting(row, @record[@column.name]).update_all(values) }
+        token = @record[@column.name]
+        @model.unscoped do
+          @column.admission.admitting(@column.admitting(row, token), @model, @resource, token).update_all(values)
+        end
       end
 
       def restore(written)
@@ -96,8 +100,11 @@ module LeaseMachines
 
       def refuse(token)
         highest = @model.unscoped.where(@model.primary_key => @record.id_in_database).pick(@column.name)
-        raise FencedError.new(resource: "#{@model.name} #{@model.primary_key}=#{@record.id_in_database.inspect}",
-                              token: token, highest: highest, record: @record)
+        described = "#{@model.name} #{@model.primary_key}=#{@record.id_in_database.inspect}"
+        error = { resource: described, token: token, highest: highest, record: @record }
+        raise FencedError.new(**error) if token.zero?
+
+        raise @column.admission.refusal(@model, @resource, **error)
       end
     end
   end

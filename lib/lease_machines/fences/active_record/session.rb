@@ -27,9 +27,11 @@ module LeaseMachines
       # binds, `store_row_sql` reads the store's row (last_issued,
       # lease_token, lease_expires_at_ns, and the database clock in ns when
       # `clock_ns` is nil; else `clock_ns` reads the clock), `setup` lists the
-      # statements of setup! for a schema.
+      # statements of setup! for a schema. `session` (nil: this class) is the
+      # session class of an engine whose adapter needs statements of its own
+      # (MySQL: values written in, no DDL inside a transaction).
       Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :highest_sql, :store_row_sql, :clock_ns,
-                           :setup, keyword_init: true)
+                           :setup, :session, keyword_init: true)
 
       # @return [Failures]
       attr_reader :failures

@@ -51,7 +51,7 @@ module LeaseMachines
         private
 
         def session(adapter)
-          ActiveRecordSession.new(adapter, @dialect, @failures, @admission).ready
+          (@dialect.session || ActiveRecordSession).new(adapter, @dialect, @failures, @admission).ready
         end
       end
     end

@@ -34,9 +34,15 @@ module LeaseMachines
         StoredToken.read(value, label)
       end
 
-      # @return [String, nil] the 20-digit text
+      # @return [String, Integer, nil] the 20-digit text; on MySQL the
+      #   Integer, which it quotes as a number: MySQL compares a DECIMAL
+      #   column with a string as floating-point numbers (inexact above
+      #   2**53), with an integer exactly
       def serialize(value)
-        value.nil? ? nil : StoredToken.text(cast(value))
+        return nil if value.nil?
+
+        token = cast(value)
+        mysql? ? token : StoredToken.text(token)
       end
 
       def ==(other)
@@ -49,6 +55,10 @@ module LeaseMachines
       end
 
       protected
+
+      def mysql?
+        @model.connection.adapter_name.match?(/mysql/i)
+      end
 
       def label
         "#{@model.name || @model.inspect}##{@column}"

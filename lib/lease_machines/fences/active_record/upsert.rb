@@ -23,7 +23,7 @@ module LeaseMachines
       end
 
       # @return [true]
-      def run(token, attributes, unique_by)
+      def run(token, attributes, unique_by, resource)
         keys = Array(unique_by).map(&:to_s)
         values = attributes.transform_keys(&:to_s)
         missing = keys - values.keys
@@ -31,14 +31,20 @@ module LeaseMachines
 
         values[@column.name] = token
         timestamps(values)
-        return true if token.positive? && execute(values, keys) == 1
+        return true if token.positive? && execute(values, keys, resource) == 1
 
-        highest = @model.unscoped.where(values.slice(*keys)).pick(@column.name)
-        raise FencedError.new(resource: "#{@model.name} #{values.slice(*keys).map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}",
-                              token: token, highest: highest)
+        refuse(token, values.slice(*keys), resource)
       end
 
       private
+
+      def refuse(token, key_values, resource)
+        error = { resource: "#{@model.name} #{key_values.map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}", token: token,
+                  highest: @model.unscoped.where(key_values).pick(@column.name) }
+        raise FencedError.new(**error) if token.zero?
+
+        raise @column.admission.refusal(@model, resource, **error)
+      end
 
       def timestamps(values)
         return unless @model.record_timestamps
@@ -49,7 +55,7 @@ module LeaseMachines
         end
       end
 
-      def execute(values, keys)
+      def execute(values, keys, resource)
         connection = @model.connection
         columns = values.keys
         quoted = columns.map { |name| connection.quote_column_name(name) }
@@ -57,11 +63,30 @@ module LeaseMachines
         guarded = "#{table}.#{connection.quote_column_name(@column.name)}"
         updates = columns.reject { |name| keys.include?(name) || name.start_with?("created_") }
         connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
-          INSERT INTO #{table} (#{quoted.join(', ')}) VALUES (#{columns.map { |name| literal(name, values[name]) }.join(', ')})
+          INSERT INTO #{table} (#{quoted.join(', ')}) #{rows(columns, values, resource)}
           ON CONFLICT (#{keys.map { |name| connection.quote_column_name(name) }.join(', ')}) DO UPDATE SET
           #{updates.map { |name| "#{connection.quote_column_name(name)} = excluded.#{connection.quote_column_name(name)}" }.join(', ')}
-          WHERE #{guarded} IS NULL OR #{guarded} <= excluded.#{connection.quote_column_name(@column.name)}
+          WHERE (#{guarded} IS NULL OR #{guarded} <= excluded.#{connection.quote_column_name(@column.name)})
         SQL
+      end
+
+      # The row to insert: `VALUES (...)`, or for a model bound to its store
+      # `SELECT ... WHERE <the store admits the token>`, so that neither the
+      # insert nor the update happens for a token the store refuses. (The
+      # conflict's update reads the same `excluded` row, so the condition
+      # holds for both. PostgreSQL types a SELECT's literals as text: each is
+      # cast to its column's type.)
+      def rows(columns, values, resource)
+        admission = @column.admission
+        literals = columns.map { |name| literal(name, values[name]) }
+        return "VALUES (#{literals.join(', ')})" unless admission.bound?
+
+        unless @model.connection.adapter_name.match?(/sqlite/i)
+          literals = columns.zip(literals).map { |name, text| "CAST(#{text} AS #{@model.columns_hash.fetch(name).sql_type})" }
+        end
+        condition = @model.sanitize_sql_array([admission.condition(@model),
+                                               admission.condition_values(@model, resource, values[@column.name])])
+        "SELECT #{literals.join(', ')} WHERE #{condition}"
       end
 
       def literal(name, value)

@@ -25,6 +25,12 @@ module LeaseMachines
           "(length(#{a}) < length(#{b}) OR (length(#{a}) = length(#{b}) AND #{a} < #{b}))"
         end
         private_constant :LE, :LT
+
+        # `a <= b` and `a < b` for canonical decimal texts (SQL expressions),
+        # for statements written elsewhere (fenced rows bound to the store).
+        def self.at_most(left, right) = LE.call(left, right)
+
+        def self.below(left, right) = LT.call(left, right)
         # The bound forms ({Admission}): ?1 the resource, ?2 the token's
         # 20-digit text (the mark), ?3 its canonical decimal text (the
         # store's), ?4 the host clock in ns (canonical decimal text). The

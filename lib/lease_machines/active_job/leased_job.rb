@@ -1,0 +1,73 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module ActiveJob
+    # The module a job includes (see LeaseMachines::ActiveJob): `leased` on the
+    # class, `lease` in the job, and the around_perform that holds it.
+    module LeasedJob
+      # What `on_occupied:` may say, when another job holds the lease:
+      # `:retry` (default) enqueues the job again with `retry_job`,
+      # `reschedule_in` seconds later (plus up to a fifth of that again, at
+      # random); `:discard` logs and drops it; `:raise` raises
+      # LeaseMachines::Occupied, for the job's own `retry_on`/`discard_on`.
+      CHOICES = %i[retry discard raise].freeze
+
+      def self.included(job_class)
+        job_class.extend(ClassMethods)
+        job_class.around_perform { |job, block| job.__send__(:perform_under_lease, &block) }
+      end
+
+      # `leased` and the declaration it keeps.
+      module ClassMethods
+        # @param options [Hash] resource: (a String, or a callable given the
+        #   job), ttl:, wait:, on_occupied:, reschedule_in:, store:
+        def leased(**options)
+          @lease_machines_option = Jobs::LeaseOption.new(options, choices: CHOICES, default_on_occupied: :retry,
+                                                                  owner: "#{name} leased")
+        end
+
+        # @return [Jobs::LeaseOption, nil] this class's declaration, else its superclass's
+        def lease_machines_option
+          return @lease_machines_option if instance_variable_defined?(:@lease_machines_option)
+
+          superclass.respond_to?(:lease_machines_option) ? superclass.lease_machines_option : nil
+        end
+      end
+
+      # @return [Runtime::Held, nil] the lease held while `perform` runs
+      def lease
+        @lease || LeaseMachines.current_lease
+      end
+
+      private
+
+      def perform_under_lease
+        option = self.class.lease_machines_option
+        return yield if option.nil?
+
+        resource = option.resource_for(self)
+        outcome = Jobs::LeasedRun.call(option, resource) do |held|
+          @lease = held
+          yield
+        ensure
+          @lease = nil
+        end
+        return outcome.value if outcome.held?
+
+        occupied(option, resource, outcome.decision)
+      end
+
+      def occupied(option, resource, decision)
+        case option.on_occupied
+        when :retry
+          retry_job(wait: option.reschedule_in * (1 + (rand / 5)))
+        when :discard
+          logger.info("lease_machines: discarded #{self.class.name} #{job_id}: #{resource} is held (#{decision.reason})")
+        else
+          raise Occupied.new(resource: resource, decision: decision)
+        end
+        nil
+      end
+    end
+  end
+end

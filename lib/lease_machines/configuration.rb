@@ -1,0 +1,143 @@
+# frozen_string_literal: true
+
+# LeaseMachines.configure: the settings the integrations share.
+module LeaseMachines
+  # Raised when an integration needs a setting nobody gave (a store, most
+  # often). The message says which one and how to give it.
+  class NotConfiguredError < StandardError; end
+
+  # The app-wide defaults the job integrations and the Railtie read:
+  #
+  #   LeaseMachines.configure do |config|
+  #     config.store = LeaseMachines::Stores::Postgres.new(ActiveRecord::Base)
+  #     config.owner = 42            # default: LeaseMachines.owner_id, per host, process and thread
+  #     config.default_ttl = 30      # seconds
+  #   end
+  #
+  # `store` may also be a callable that builds the store; it is called once, on
+  # first use (so an initializer need not connect at boot). Every setter checks
+  # its value at once, with the same rules the leases themselves apply (an
+  # owner is what `acquire(owner:)` accepts, a ttl what a {Cadence} accepts),
+  # and names the setting in its error.
+  class Configuration
+    DEFAULT_TTL = 30
+
+    attr_reader :default_ttl
+
+    def initialize
+      @lock = Mutex.new
+      @store = nil
+      @store_builder = nil
+      @owner = nil
+      @default_ttl = DEFAULT_TTL
+    end
+
+    # @param value [#authority, #call, nil] a store, or a callable returning one
+    def store=(value)
+      if value.nil? || value.respond_to?(:authority)
+        assign_store(value, nil)
+      elsif value.respond_to?(:call)
+        assign_store(nil, value)
+      else
+        raise TypeError, "store must be a store (something with #authority, such as " \
+                         "LeaseMachines::Stores::SQLite.new(path)) or a callable returning one, " \
+                         "got #{Stores.described(value)}"
+      end
+    end
+
+    # @return [Boolean] whether a store (or a builder of one) was given
+    def store?
+      @lock.synchronize { !(@store || @store_builder).nil? }
+    end
+
+    # @return [#authority] the store; built on first use when a callable was given
+    # @raise [NotConfiguredError] when none was given
+    def store
+      @lock.synchronize do
+        @store ||= built_store
+      end
+    end
+
+    # @param value [Integer, nil] an owner id in 0..2**64-1; nil restores the default
+    def owner=(value)
+      # The owner check of acquire(owner:), whose message names `owner`.
+      Native::Request.acquire(value, nil, 1) unless value.nil?
+      @owner = value
+    end
+
+    # @return [Integer] the configured owner, else LeaseMachines.owner_id (this
+    #   host, process and thread) when the runtime provides it
+    def owner
+      return @owner unless @owner.nil?
+      return LeaseMachines.owner_id if LeaseMachines.respond_to?(:owner_id)
+
+      raise NotConfiguredError, "no owner configured: set LeaseMachines.configure { |c| c.owner = <Integer> }"
+    end
+
+    # @param value [Integer, Float] seconds, as a lease's ttl
+    def default_ttl=(value)
+      Cadence.new(ttl: value, renew_after: value, warn_before: 0)
+      @default_ttl = value
+    rescue TypeError, RangeError, ArgumentError => e
+      raise e.class, "default_ttl must be a lease ttl (seconds, > 0), got #{Stores.described(value)}: #{e.message}"
+    end
+
+    def inspect
+      "#<#{self.class.name} store=#{store_shown} owner=#{@owner.inspect} default_ttl=#{@default_ttl.inspect}>"
+    end
+
+    private
+
+    def assign_store(store, builder)
+      @lock.synchronize do
+        @store = store
+        @store_builder = builder
+      end
+    end
+
+    def built_store
+      builder = @store_builder
+      if builder.nil?
+        raise NotConfiguredError, "no lease store configured: set LeaseMachines.configure { |c| c.store = ... } " \
+                                  "(for example LeaseMachines::Stores::SQLite.new(\"db/leases.sqlite3\"))"
+      end
+
+      store = builder.call
+      unless store.respond_to?(:authority)
+        raise TypeError, "store builder must return a store (something with #authority), got #{Stores.described(store)}"
+      end
+
+      @store_builder = nil
+      store
+    end
+
+    def store_shown
+      return @store.inspect if @store
+      return "(built on first use)" if @store_builder
+
+      "nil"
+    end
+  end
+
+  class << self
+    # @yieldparam config [Configuration]
+    # @return [Configuration]
+    def configure
+      yield configuration
+      configuration
+    end
+
+    # @return [Configuration] the process's one configuration
+    def configuration
+      CONFIGURATION_LOCK.synchronize { @configuration ||= Configuration.new }
+    end
+
+    # Forgets every setting (tests; an app reconfiguring after fork).
+    def reset_configuration!
+      CONFIGURATION_LOCK.synchronize { @configuration = Configuration.new }
+    end
+  end
+
+  CONFIGURATION_LOCK = Mutex.new
+  private_constant :CONFIGURATION_LOCK
+end

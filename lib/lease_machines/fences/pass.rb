@@ -1,0 +1,48 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Fences
+    # What a fenced row write shows when its model checks more than the row's
+    # own token (`fenced_by ..., store: true` or `signing_keys:`): the lease's
+    # resource name, its token, and the token's proof. The row does not know
+    # which lease it belongs to; the pass says it.
+    #
+    #   pass = LeaseMachines::Fences::Pass.new("reports/nightly", decision.lease)
+    #   report.fenced_update!(pass, body: text)
+    #   Report.fenced_update_all(pass, { day: today }, body: text)
+    #
+    # A frozen value, checked when made: the resource by the stores' rule for
+    # names, the token as a guard's ({Token.presented}: a Lease, or an
+    # Integer with `proof:`).
+    class Pass
+      # @return [String] the lease's resource name
+      attr_reader :resource
+      # @return [Integer] the token
+      attr_reader :token
+      # @return [String, nil] the token's proof (Lease#proof)
+      attr_reader :proof
+
+      # @param lease [Lease, Integer] the lease, or its token
+      # @param proof [String, nil] with a token: its proof
+      def initialize(resource, lease, proof: nil)
+        @resource = ResourceName.check(resource)
+        @token, @proof = Token.presented(lease, proof)
+        freeze
+      end
+
+      def ==(other)
+        other.instance_of?(Pass) && [other.resource, other.token, other.proof] == [@resource, @token, @proof]
+      end
+      alias eql? ==
+
+      def hash
+        [Pass, @resource, @token, @proof].hash
+      end
+
+      def inspect
+        "#<#{self.class.name} resource=#{@resource.inspect} token=#{@token}#{" proof=#{@proof.inspect}" if @proof}>"
+      end
+      alias to_s inspect
+    end
+  end
+end

@@ -1,0 +1,6 @@
+# frozen_string_literal: true
+
+require "lease_machines"
+require_relative "jobs/lease_option"
+require_relative "jobs/current"
+require_relative "jobs/leased_run"

@@ -1,0 +1,33 @@
+# frozen_string_literal: true
+
+# LeaseMachines.current_lease: the running job's lease.
+module LeaseMachines
+  module Jobs
+    # The lease of the job running on this fiber, for code the job calls
+    # (`LeaseMachines.current_lease`). Fiber-local (Thread#[]), so jobs on
+    # other threads or fibers never see it, and restored when a job ends, so
+    # a job run inline from another job gives the outer one its lease back.
+    module Current
+      KEY = :lease_machines_current_lease
+
+      # @return [Runtime::Held, nil]
+      def self.lease
+        Thread.current[KEY]
+      end
+
+      # Runs the block with `held` as the current lease.
+      def self.with(held)
+        previous = Thread.current[KEY]
+        Thread.current[KEY] = held
+        yield
+      ensure
+        Thread.current[KEY] = previous
+      end
+    end
+  end
+
+  # @return [Runtime::Held, nil] the lease of the job running on this fiber
+  def self.current_lease
+    Jobs::Current.lease
+  end
+end

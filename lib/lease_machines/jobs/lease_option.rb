@@ -1,0 +1,100 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  # What the job integrations share: a job's lease declaration, the lease
+  # current to the running job, and running a job under its lease.
+  module Jobs
+    # A job's lease declaration, checked once when the job class declares it:
+    #
+    #   resource:    a String, or a callable given the job's arguments (Sidekiq)
+    #                or the job (ActiveJob) that returns the resource name
+    #   ttl:         seconds (default: LeaseMachines.configuration.default_ttl)
+    #   wait:        seconds to wait for an occupied lease (default 0: try once)
+    #   on_occupied: what happens when the lease is held by another job; each
+    #                integration names its own choices
+    #   store:       a store, or a callable returning one (default: the configured store)
+    #
+    # Anything else is refused by name, so a typo never silently drops a setting.
+    class LeaseOption
+      KEYS = %i[resource ttl wait on_occupied store reschedule_in].freeze
+
+      attr_reader :on_occupied, :reschedule_in
+
+      # @param options [Hash] the declaration (Symbol or String keys)
+      # @param choices [Array<Symbol>] the on_occupied values this integration has
+      # @param owner [String] how messages name the declaration
+      def initialize(options, choices:, default_on_occupied:, owner:)
+        unless options.is_a?(Hash)
+          raise TypeError, "#{owner} must be a Hash (resource:, ttl:, on_occupied:), got #{Stores.described(options)}"
+        end
+
+        @owner = owner
+        options = options.transform_keys(&:to_sym)
+        unknown = options.keys - KEYS
+        raise ArgumentError, "#{owner} has unknown keys #{unknown.inspect} (known: #{KEYS.inspect})" unless unknown.empty?
+
+        @resource = checked_resource(options.fetch(:resource) { raise ArgumentError, "#{owner} needs resource:" })
+        @ttl = checked_seconds(options[:ttl], "ttl") { |value| Cadence.new(ttl: value, renew_after: value, warn_before: 0) }
+        @wait = checked_seconds(options.fetch(:wait, 0), "wait") { |value| non_negative(value, "wait") }
+        @reschedule_in = checked_seconds(options.fetch(:reschedule_in, 5), "reschedule_in") do |value|
+          non_negative(value, "reschedule_in")
+        end
+        @on_occupied = checked_choice(options.fetch(:on_occupied, default_on_occupied), choices)
+        @store = options[:store]
+        freeze
+      end
+
+      # @param subject [Object] what the resource callable is given
+      # @return [String] the resource name (checked by the store when used)
+      def resource_for(subject)
+        name = @resource.respond_to?(:call) ? @resource.call(subject) : @resource
+        Stores.resource_name(name, argument: "#{@owner} resource")
+      end
+
+      # @return [Numeric] seconds
+      def ttl
+        @ttl || LeaseMachines.configuration.default_ttl
+      end
+
+      # @return [Numeric] seconds
+      attr_reader :wait
+
+      # @return [#authority] the declared store, else the configured one
+      def store
+        return LeaseMachines.configuration.store if @store.nil?
+
+        @store.respond_to?(:authority) ? @store : @store.call
+      end
+
+      private
+
+      def checked_resource(resource)
+        return resource if resource.respond_to?(:call)
+
+        Stores.resource_name(resource, argument: "#{@owner} resource")
+      end
+
+      def checked_seconds(value, name)
+        return nil if value.nil?
+
+        yield value
+        value
+      rescue TypeError, RangeError, ArgumentError => e
+        raise e.class, "#{@owner} #{name} must be seconds, got #{Stores.described(value)}: #{e.message}"
+      end
+
+      def non_negative(value, name)
+        return if value.is_a?(Numeric) && !value.is_a?(Complex) && value.real? && value.finite? && value >= 0
+
+        raise ArgumentError, "#{name} must be a finite number of seconds >= 0"
+      end
+
+      def checked_choice(choice, choices)
+        choice = choice.to_sym if choice.is_a?(String)
+        return choice if choices.include?(choice)
+
+        raise ArgumentError, "#{@owner} on_occupied must be one of #{choices.inspect}, got #{Stores.described(choice)}"
+      end
+    end
+  end
+end

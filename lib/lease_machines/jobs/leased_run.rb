@@ -1,0 +1,18 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Jobs
+    # Runs one job under its lease: acquires (waiting at most the declaration's
+    # `wait`), renews while the job runs, releases when it ends however it
+    # ends (the runtime's `hold`), with the lease current to the job's fiber.
+    module LeasedRun
+      # @return [Runtime::Outcome] held? and the job's value, or the rejection
+      def self.call(option, resource)
+        authority = option.store.authority(resource)
+        authority.hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl, wait: option.wait) do |held|
+          Current.with(held) { yield held }
+        end
+      end
+    end
+  end
+end

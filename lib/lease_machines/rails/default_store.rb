@@ -1,0 +1,60 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Rails
+    # The store a Rails app gets when its initializer names none: the app's own
+    # primary database, through ActiveRecord, with the engine its adapter
+    # speaks. PostgreSQL shares ActiveRecord's connection pool (each decision
+    # checks a connection out and back in); SQLite opens the same database file
+    # with a connection of the store's own (a SQLite store needs its own
+    # BEGIN IMMEDIATE transactions, which a shared adapter connection would
+    # interleave with the app's).
+    module DefaultStore
+      # The adapters this knows, by ActiveRecord's adapter name.
+      ENGINES = {
+        "postgresql" => :postgres, "postgis" => :postgres,
+        "sqlite3" => :sqlite,
+        "mysql2" => :mysql, "trilogy" => :mysql
+      }.freeze
+
+      class << self
+        # @param base [Class] ActiveRecord::Base, or an abstract model class
+        #   connected to another database
+        # @param root [String, Pathname] where a relative SQLite path starts (Rails.root)
+        # @return [Stores::Store]
+        def for(base, root: ::Rails.root)
+          config = base.connection_db_config
+          adapter = config.adapter.to_s
+          case ENGINES[adapter]
+          when :postgres then Stores::Postgres.new(base)
+          when :sqlite then Stores::SQLite.new(sqlite_path(config.database, root))
+          when :mysql then mysql(base, adapter)
+          else unknown(adapter)
+          end
+        end
+
+        private
+
+        def sqlite_path(database, root)
+          if database.nil? || database.to_s.empty? || database.to_s == ":memory:"
+            raise NotConfiguredError, "the app's SQLite database is #{database.inspect}: a lease store needs a file " \
+                                      "every process opens; set config.store in config/initializers/lease_machines.rb"
+          end
+
+          File.expand_path(database.to_s, root.to_s)
+        end
+
+        def mysql(base, adapter)
+          return Stores::MySQL.new(base) if Stores.const_defined?(:MySQL) || Stores.autoload?(:MySQL)
+
+          unknown(adapter)
+        end
+
+        def unknown(adapter)
+          raise NotConfiguredError, "lease_machines has no store for the #{adapter.inspect} adapter: set config.store " \
+                                    "in config/initializers/lease_machines.rb (PostgreSQL and SQLite are supported)"
+        end
+      end
+    end
+  end
+end

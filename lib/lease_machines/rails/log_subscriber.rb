@@ -1,0 +1,34 @@
+# frozen_string_literal: true
+
+require "active_support/log_subscriber"
+
+module LeaseMachines
+  module Rails
+    # Writes the lease events (`*.lease_machines`, instrumented through
+    # ActiveSupport::Notifications) to the Rails logger: grants, renewals and
+    # releases at debug, trouble (a lease at risk, lost or fenced) at warn,
+    # leadership changes at info.
+    class LogSubscriber < ActiveSupport::LogSubscriber
+      DEBUG_EVENTS = %i[acquire renew release].freeze
+      WARN_EVENTS = %i[at_risk lost fenced].freeze
+      INFO_EVENTS = %i[elected deposed].freeze
+      # The payload keys shown, in this order, when present.
+      SHOWN = %i[resource owner token status reason].freeze
+
+      DEBUG_EVENTS.each { |name| define_method(name) { |event| debug { line(name, event) } } }
+      WARN_EVENTS.each { |name| define_method(name) { |event| warn { line(name, event) } } }
+      INFO_EVENTS.each { |name| define_method(name) { |event| info { line(name, event) } } }
+
+      private
+
+      # The store call's own duration (payload `duration:`, seconds) when the
+      # event has one, else the instrumented block's.
+      def line(name, event)
+        payload = event.payload
+        fields = SHOWN.filter_map { |key| "#{key}=#{payload[key]}" unless payload[key].nil? }
+        ms = payload[:duration] ? payload[:duration] * 1000.0 : event.duration
+        format("lease_machines %<name>s (%<ms>.1fms) %<fields>s", name: name, ms: ms, fields: fields.join(" "))
+      end
+    end
+  end
+end

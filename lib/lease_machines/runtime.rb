@@ -1,0 +1,25 @@
+# frozen_string_literal: true
+
+require_relative "runtime/owner_id"
+require_relative "runtime/monotonic_clock"
+require_relative "runtime/errors"
+require_relative "runtime/outcome"
+require_relative "runtime/callbacks"
+require_relative "runtime/claim"
+require_relative "runtime/held"
+require_relative "runtime/acquisition"
+require_relative "runtime/due_queue"
+require_relative "runtime/scheduler"
+require_relative "runtime/fork_hook"
+require_relative "runtime/hold"
+require_relative "runtime/holding"
+require_relative "runtime/elector"
+require_relative "events"
+
+module LeaseMachines
+  # Holding leases in production: {LeaseMachines.owner_id}, `hold`/`hold!`
+  # (on every authority), the one renewal thread of the process, events and
+  # the elector. See docs/RUNTIME.md.
+  module Runtime
+  end
+end

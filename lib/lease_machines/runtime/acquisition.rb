@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # `hold`'s wait: acquire; while occupied, pause with jittered exponential
+    # backoff and try again until `wait` seconds have passed on the clock
+    # (`wait: 0` tries once). A pause is spent in the authority's
+    # `await_handover(seconds)` when it has one (it returns early when the
+    # holder releases), else in the clock's `sleep`.
+    class Acquisition
+      def initialize(claim, wait:, random: Random)
+        @claim = claim
+        @wait = wait
+        @random = random
+        @ceiling = [MAX_PAUSE, claim.cadence.ttl / 2.0].min
+      end
+
+      MAX_PAUSE = 1.0
+      FIRST_PAUSE = 0.02
+
+      # @return [[Decision, Float or nil]] the last answer, and when the
+      #   granting request was sent (nil: not granted)
+      # @raise [StoreError] when the store failed and the wait is over
+      def call
+        deadline = @claim.clock.now + @wait
+        pause = [FIRST_PAUSE, @ceiling].min
+        reacquire = false
+        loop do
+          sent_at = @claim.clock.now
+          decision, failure = attempt(reacquire)
+          return [decision, sent_at] if decision&.granted?
+
+          reacquire ||= failure.is_a?(OutcomeUnknownError)
+          left = deadline - @claim.clock.now
+          if left <= 0
+            raise failure if failure
+
+            return [decision, nil]
+          end
+          idle([left, jittered(pause)].min)
+          pause = [pause * 2, @ceiling].min
+        end
+      end
+
+      private
+
+      def attempt(reacquire)
+        [@claim.acquire(reacquire: reacquire), nil]
+      rescue StoreError => e
+        [nil, e]
+      end
+
+      # Half the pause, plus up to the other half at random ("equal jitter"):
+      # waiters that collided once do not collide again.
+      def jittered(pause)
+        (pause / 2.0) + (@random.rand * pause / 2.0)
+      end
+
+      def idle(seconds)
+        authority = @claim.authority
+        if authority.respond_to?(:await_handover)
+          authority.await_handover(seconds)
+        elsif authority.respond_to?(:store) && authority.store.respond_to?(:await_handover)
+          authority.store.await_handover(authority.name, seconds)
+        else
+          @claim.clock.sleep(seconds)
+        end
+      end
+    end
+  end
+end

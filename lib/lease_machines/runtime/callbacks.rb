@@ -1,0 +1,27 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # A hold's `on_at_risk:` and `on_lost:`, each nil or a callable taking the
+    # {Held}. They run on the renewal thread: one that raises is reported
+    # with a warning and never stops the renewals.
+    class Callbacks
+      def initialize(on_at_risk:, on_lost:)
+        { on_at_risk: on_at_risk, on_lost: on_lost }.each do |name, callable|
+          next if callable.nil? || callable.respond_to?(:call)
+
+          raise TypeError, "#{name} must be nil or respond to #call, got #{callable.inspect}"
+        end
+        @callables = { at_risk: on_at_risk, lost: on_lost }.freeze
+        freeze
+      end
+
+      # Runs the callback for `event` (`:at_risk` or `:lost`) with `held`.
+      def call(event, held)
+        @callables.fetch(event)&.call(held)
+      rescue StandardError => e
+        warn "lease_machines: on_#{event} for #{held.resource.inspect} raised #{e.class}: #{e.message}"
+      end
+    end
+  end
+end

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # One `hold` call's side of the authority: who asks (owner), for how long
+    # (the cadence's ttl), on which clock; every call it makes to the
+    # authority, and the event each one reports.
+    class Claim
+      # @return [#acquire] the authority
+      attr_reader :authority
+      # @return [String]
+      attr_reader :resource
+      # @return [Integer]
+      attr_reader :owner
+      # @return [Cadence]
+      attr_reader :cadence
+      # @return [#now, #now_ns, #sleep, #wait]
+      attr_reader :clock
+
+      # `decide` takes (operation, keywords) and calls the authority (with
+      # `now:` on the caller's clock for an in-memory {Authority}).
+      def initialize(authority:, resource:, owner:, cadence:, clock:, &decide)
+        @authority = authority
+        @resource = resource
+        @owner = owner
+        @cadence = cadence
+        @clock = clock
+        @decide = decide
+        freeze
+      end
+
+      # One acquire (or, after an outcome we could not learn, a reacquire: if
+      # that acquire was granted, the lease is ours and is rotated).
+      # @return [Decision]
+      def acquire(reacquire: false)
+        timed(:acquire) { @decide.call(reacquire ? :reacquire : :acquire, owner: @owner, ttl: @cadence.ttl) }
+      end
+
+      # One renewal: the Decision, or the StoreError it failed with.
+      def renew(held, token, late:)
+        timed(:renew, held, late: late) { @decide.call(:renew, owner: @owner, token: token, ttl: @cadence.ttl) }
+      rescue StoreError => e
+        e
+      end
+
+      # Releases; a failure is reported (event and warning), never raised.
+      def release(held)
+        decision = timed(:release, held) { @decide.call(:release, owner: @owner, token: held.token) }
+        return if decision.released?
+
+        warn "lease_machines: releasing #{@resource.inspect} (token #{held.token}) was refused: #{decision.reason}"
+      rescue StoreError => e
+        warn "lease_machines: releasing #{@resource.inspect} (token #{held.token}) failed: #{e.class}: #{e.message}"
+      end
+
+      # Reports an event about `held` (see {Events}).
+      def emit(name, held, **fields)
+        return unless Events.listened?
+
+        Events.emit(name, { resource: @resource, owner: @owner, token: held&.token, status: nil, reason: nil,
+                            duration: nil }.merge(fields))
+      end
+
+      private
+
+      def timed(name, held = nil, **fields)
+        return yield unless Events.listened?
+
+        started = MonotonicClock.now
+        decision = yield
+        emit(name, held, token: decision.lease&.token || held&.token, status: decision.status,
+                         reason: decision.reason, duration: MonotonicClock.now - started, **fields)
+        decision
+      rescue StoreError => e
+        emit(name, held, status: :failed, reason: e.is_a?(OutcomeUnknownError) ? :outcome_unknown : :store_error,
+                         error: e, duration: MonotonicClock.now - started, **fields)
+        raise
+      end
+    end
+  end
+end

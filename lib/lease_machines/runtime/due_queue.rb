@@ -1,0 +1,112 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # The scheduler's holds by when each is next due: a binary min-heap of
+    # [instant, sequence, hold], so the next one is found in O(log n) however
+    # many are held. An entry is current only while it matches the hold's
+    # latest instant in `due` (a hold that was rescheduled or removed leaves a
+    # stale entry behind, dropped when it reaches the top). Not thread-safe:
+    # the scheduler's Mutex guards it.
+    class DueQueue
+      # Stale entries allowed beyond twice the live ones before the heap is
+      # rebuilt from the live ones (holds that come and go faster than they
+      # come due would otherwise pile up until their instants arrive).
+      COMPACT_SLACK = 64
+
+      def initialize
+        @heap = []
+        @due = {}.compare_by_identity
+        @sequence = 0
+      end
+
+      # Sets (or, with nil, clears) when `hold` is next due.
+      def set(hold, at)
+        if at.nil?
+          @due.delete(hold)
+          return
+        end
+        @due[hold] = at
+        push([at, @sequence += 1, hold])
+        compact if @heap.size > (2 * @due.size) + COMPACT_SLACK
+      end
+
+      def delete(hold)
+        @due.delete(hold)
+      end
+
+      def include?(hold)
+        @due.key?(hold)
+      end
+
+      def empty?
+        @due.empty?
+      end
+
+      def size
+        @due.size
+      end
+
+      # @return [Integer] entries in the heap, stale ones included
+      def entries
+        @heap.size
+      end
+
+      # @return [[Object, Float], nil] the hold due first and when
+      def first
+        until @heap.empty?
+          at, _, hold = @heap.first
+          return [hold, at] if @due[hold] == at && @due.key?(hold)
+
+          pop
+        end
+        nil
+      end
+
+      # @return [Boolean] whether any hold is due at or before `now`
+      def due?(now)
+        entry = first
+        !entry.nil? && entry.last <= now
+      end
+
+      private
+
+      def compact
+        @heap = []
+        @due.each { |hold, at| push([at, @sequence += 1, hold]) }
+      end
+
+      def push(entry)
+        @heap << entry
+        index = @heap.size - 1
+        while index.positive?
+          parent = (index - 1) / 2
+          break if (@heap[parent] <=> entry) <= 0
+
+          @heap[index] = @heap[parent]
+          index = parent
+        end
+        @heap[index] = entry
+      end
+
+      def pop
+        last = @heap.pop
+        return if @heap.empty?
+
+        index = 0
+        size = @heap.size
+        loop do
+          child = (2 * index) + 1
+          break if child >= size
+
+          child += 1 if child + 1 < size && (@heap[child + 1] <=> @heap[child]).negative?
+          break if (last <=> @heap[child]) <= 0
+
+          @heap[index] = @heap[child]
+          index = child
+        end
+        @heap[index] = last
+      end
+    end
+  end
+end

@@ -1,0 +1,45 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  # A held lease can no longer be relied upon: raised by {Runtime::Held#check!}
+  # once the holder is at risk, expired or fenced, and into the block's thread
+  # by `hold(interrupt: true)` when the lease is lost.
+  class LeaseLost < StandardError
+    # @return [String] the resource name
+    attr_reader :resource
+    # @return [Integer] the token that was held
+    attr_reader :token
+    # @return [Symbol] the holder's state: `:at_risk`, `:expired` or `:fenced`
+    attr_reader :state
+    # @return [Symbol, nil] why it was lost: a rejection reason of the
+    #   authority (`:expired`, `:stale_token`, ...), `:ttl_elapsed` (the TTL
+    #   passed on the holder's clock with no confirmation), `:fenced`,
+    #   `:forked` (a forked child never holds its parent's lease); nil while
+    #   only at risk
+    attr_reader :reason
+
+    def initialize(resource:, token:, state:, reason: nil)
+      @resource = resource
+      @token = token
+      @state = state
+      @reason = reason
+      detail = reason ? " (#{reason})" : ""
+      super("lease on #{resource.inspect} with token #{token} is #{state}#{detail}")
+    end
+  end
+
+  # `hold!` could not acquire the lease within its wait: the block did not
+  # run. {#decision} is the authority's last answer.
+  class Occupied < StandardError
+    # @return [String] the resource name
+    attr_reader :resource
+    # @return [Decision] the last rejection
+    attr_reader :decision
+
+    def initialize(resource:, decision:)
+      @resource = resource
+      @decision = decision
+      super("#{resource.inspect} could not be acquired: #{decision.reason}")
+    end
+  end
+end

@@ -1,0 +1,252 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # One lease held by `hold`: what the block is given. Its {Holder} (the
+    # core's worker side) decides every state; this object only runs it on
+    # the runtime's clock, behind a Mutex shared with the renewal thread.
+    #
+    # Every reader answers from the holder's own clock at the moment it is
+    # called: after a pause (GC, SIGSTOP, a suspended VM) {#check!} and
+    # {#at_risk?} know at once that the time may have run out, before any
+    # renewal answer arrives.
+    class Held
+      # @return [String] the resource name
+      attr_reader :resource
+      # @return [Integer]
+      attr_reader :owner
+
+      # @api private (made by `hold`)
+      def initialize(claim:, lease:, sent_at:, cadence:, callbacks:)
+        @claim = claim
+        @resource = claim.resource
+        @owner = lease.owner
+        @lease = lease
+        @holder = Holder.new(token: lease.token, at: sent_at, cadence: cadence)
+        @claimbacks = callbacks
+        @pid = Process.pid
+        @mutex = Mutex.new
+        @renewing = Mutex.new
+        @reason = nil
+        @retry_at = nil
+        @thread = nil
+        @finished = false
+      end
+
+      # @return [Integer] the fencing token to show the protected resource
+      def token
+        @mutex.synchronize { @holder.token }
+      end
+
+      # @return [Lease] the latest lease the authority confirmed
+      def lease
+        @mutex.synchronize { @lease }
+      end
+
+      # @return [Symbol] `:confirmed`, `:unconfirmed`, `:at_risk`, `:expired`
+      #   or `:fenced` (see {Holder}); `:expired` in a forked child
+      def state
+        return :expired if forked?
+
+        @mutex.synchronize { @holder.state }
+      end
+
+      # @return [Symbol, nil] why the lease was lost (see {LeaseLost#reason})
+      def reason
+        return :forked if forked?
+
+        @mutex.synchronize { @reason }
+      end
+
+      # @return [Boolean] past the warning deadline on the holder's clock, or lost
+      def at_risk?
+        return true if forked?
+
+        now = @claim.clock.now
+        @mutex.synchronize { @holder.at_risk?(now) }
+      end
+
+      # @return [Boolean] the authority said the lease is gone, the TTL passed
+      #   with no confirmation, or the resource refused the token
+      def lost?
+        return true if forked?
+
+        @mutex.synchronize { done? }
+      end
+
+      # Seconds until the lease runs out by the holder's clock, counted from
+      # the instant the last confirmed request was sent (0.0 once lost).
+      # @return [Float]
+      def remaining
+        return 0.0 if forked?
+
+        now = @claim.clock.now
+        @mutex.synchronize { done? ? 0.0 : [expires_at - now, 0.0].max }
+      end
+
+      # Raises {LeaseLost} once the holder is at risk, expired or fenced.
+      # @return [self]
+      def check!
+        now = @claim.clock.now
+        error = @mutex.synchronize { lost_error(now) }
+        raise error if error
+
+        self
+      end
+
+      # Tells the holder that the protected resource refused its token (a
+      # {FencedError}): terminal. @return [Boolean] whether this changed the state
+      def fenced!
+        changed = @mutex.synchronize do
+          @reason ||= :fenced
+          @holder.fence
+        end
+        @claim.emit(:fenced, self, status: :fenced, reason: :fenced) if changed
+        lost(:fenced) if changed
+        changed
+      end
+
+      def inspect
+        "#<#{self.class.name} resource=#{@resource.inspect} owner=#{@owner} token=#{token} state=#{state.inspect}>"
+      end
+      alias to_s inspect
+
+      # --- the runtime's side (@api private) -----------------------------------
+
+      # When the renewal thread should next look at this hold (the clock's
+      # seconds), or nil when it never has to again.
+      def due_at
+        @mutex.synchronize do
+          next nil if done? || @finished
+
+          case @holder.state
+          when :confirmed then @holder.confirmed_at + @holder.cadence.renew_after
+          when :unconfirmed then [@retry_at, @holder.warning_deadline, expires_at].compact.min
+          else [@retry_at, expires_at].compact.min
+          end
+        end
+      end
+
+      # One renewal attempt, on the renewal thread: started on the Holder,
+      # the request's send instant is what a confirmation counts from.
+      def renew
+        @renewing.synchronize do
+          return if @finished || forked?
+
+          sent_at = @claim.clock.now
+          was_at_risk, token, due, ends = @mutex.synchronize do
+            [@holder.state == :at_risk, @holder.token, planned_at, expires_at]
+          end
+          return lapse if sent_at >= ends
+          return unless @mutex.synchronize { @holder.refresh(sent_at) }
+
+          at_risk if !was_at_risk && state == :at_risk
+          answer(@claim.renew(self, token, late: sent_at - due), sent_at)
+        end
+      end
+
+      # Called by `hold` when the block has ended: no renewal starts after
+      # this, and the lease is released unless it expired.
+      def finish
+        @renewing.synchronize do
+          @mutex.synchronize do
+            @finished = true
+            @thread = nil
+          end
+        end
+        # An expired lease is no longer ours to release; a fenced one may
+        # still be held at the authority, and releasing it lets the next
+        # holder in at once.
+        @claim.release(self) unless forked? || state == :expired
+      end
+
+      # `interrupt: true`: the block's thread gets {LeaseLost} when the lease is lost.
+      def interrupt(thread)
+        @mutex.synchronize { @thread = thread }
+      end
+
+      # The error an interrupted block is given (one instance: `hold` tells it
+      # from an error of the block's own).
+      def interrupt_error
+        @mutex.synchronize do
+          @interrupt_error ||= LeaseLost.new(resource: @resource, token: @holder.token, state: @holder.state,
+                                             reason: @reason)
+        end
+      end
+
+      private
+
+      def forked?
+        Process.pid != @pid
+      end
+
+      def done?
+        %i[expired fenced].include?(@holder.state)
+      end
+
+      # When this renewal was planned: renew_after past the last
+      # confirmation, or the retry after a failed attempt.
+      def planned_at
+        @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
+      end
+
+      def expires_at
+        @holder.confirmed_at + @holder.cadence.ttl
+      end
+
+      def lost_error(now)
+        state = done? ? @holder.state : (@holder.at_risk?(now) && :at_risk)
+        state = :expired if forked?
+        return nil unless state
+
+        LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: forked? ? :forked : @reason)
+      end
+
+      def answer(result, sent_at)
+        case result
+        when Decision
+          if result.renewed?
+            @mutex.synchronize do
+              @lease = result.lease
+              @retry_at = nil
+              @holder.confirm(token: result.lease.token, at: sent_at)
+            end
+          else
+            expire(result.reason)
+          end
+        else
+          @mutex.synchronize { @retry_at = sent_at + retry_interval }
+        end
+      end
+
+      def retry_interval
+        (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
+      end
+
+      # The whole TTL passed on the holder's clock with no confirmation.
+      def lapse
+        expire(:ttl_elapsed)
+      end
+
+      def expire(reason)
+        changed = @mutex.synchronize do
+          @reason ||= reason
+          @holder.expire
+        end
+        lost(reason) if changed
+      end
+
+      def at_risk
+        @claim.emit(:at_risk, self, status: :at_risk)
+        @claimbacks.call(:at_risk, self)
+      end
+
+      def lost(reason)
+        @claim.emit(:lost, self, status: state, reason: reason)
+        @claimbacks.call(:lost, self)
+        thread = @mutex.synchronize { @thread }
+        thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
+      end
+    end
+  end
+end

@@ -1,0 +1,67 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # One `hold` call: acquire, run the block under the renewal thread,
+    # release.
+    class Hold
+      def initialize(claim, wait:, interrupt:, callbacks:)
+        unless (wait.is_a?(Integer) || (wait.is_a?(Float) && wait.finite?)) && !wait.negative?
+          raise ArgumentError, "wait must be a finite, non-negative number of seconds, got #{wait.inspect}"
+        end
+        raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
+
+        @claim = claim
+        @wait = wait
+        @interrupt = interrupt
+        @callbacks = callbacks
+      end
+
+      # @return [Outcome]
+      def run(&)
+        decision, sent_at = Acquisition.new(@claim, wait: @wait).call
+        return Outcome.new(held: false, value: nil, decision: decision) unless sent_at
+
+        held = Held.new(claim: @claim, lease: decision.lease, sent_at: sent_at, cadence: @claim.cadence,
+                        callbacks: @callbacks)
+        Outcome.new(held: true, value: under(held, &), decision: decision)
+      end
+
+      private
+
+      # Runs the block while the scheduler renews. LeaseLost from the renewal
+      # thread (interrupt: true) reaches the block only while it runs. One
+      # that lands after the block ended (it is held back while the lease is
+      # released) is taken out of the thread's queue before it could replace
+      # the block's outcome: its value, its own error or its throw is what the
+      # caller gets.
+      def under(held)
+        scheduler = Scheduler.for(@claim.clock)
+        Thread.handle_interrupt(LeaseLost => :never) do
+          held.interrupt(Thread.current) if @interrupt
+          scheduler.add(held)
+          Thread.handle_interrupt(LeaseLost => :immediate) { yield held }
+        rescue FencedError => e
+          held.fenced! if e.token == held.token # a fence refused this lease's token: terminal
+          raise
+        ensure
+          held.finish
+          scheduler.remove(held)
+          discard_late_interrupt(held) if @interrupt
+        end
+      end
+
+      # Receives a LeaseLost still pending for this thread: ours is dropped,
+      # another hold's (an outer one of the same thread) goes on its way.
+      # (`Thread.pending_interrupt?` without an argument: Ruby 3.1 crashes
+      # when given a class while an exception object is queued.)
+      def discard_late_interrupt(held)
+        return unless Thread.pending_interrupt?
+
+        Thread.handle_interrupt(LeaseLost => :immediate) { Thread.pass }
+      rescue LeaseLost => e
+        raise unless e.equal?(held.interrupt_error)
+      end
+    end
+  end
+end

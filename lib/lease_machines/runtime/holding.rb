@@ -1,0 +1,102 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # `hold` and `hold!`: run a block under a lease. Included by every
+    # authority: {Authority} through {OnCallerClock} (it is told `now:` on
+    # the runtime's clock), {Stores::DurableAuthority} through {OnStoreClock}
+    # (the store decides on its own clock). See docs/RUNTIME.md.
+    module Holding
+      # Acquires (waiting up to `wait` seconds while occupied), runs the block
+      # with a {Held} while the process's renewal thread keeps the lease
+      # alive on its {Cadence}, and releases when the block ends, however it
+      # ends.
+      #
+      # @param owner [Integer] who holds (default {LeaseMachines.owner_id}:
+      #   this host, process and thread)
+      # @param ttl [Numeric] seconds each grant and renewal asks for
+      # @param wait [Numeric] seconds to keep trying while occupied (0: once)
+      # @param renew_after [Numeric, nil] default ttl / 3
+      # @param warn_before [Numeric, nil] default ttl / 4
+      # @param on_at_risk [#call, nil] called with the Held when it becomes at risk
+      # @param on_lost [#call, nil] called with the Held when it is lost
+      # @param interrupt [Boolean] raise {LeaseLost} into the block's thread
+      #   when the lease is lost (see docs/RUNTIME.md for the caveats)
+      # @param clock [#now, #now_ns, #sleep, #wait] the holder's clock
+      # @return [Outcome] held? and the block's value, or the last decision
+      # @raise [StoreError] when the store failed on the last attempt
+      def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
+               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, &block)
+        raise ArgumentError, "hold needs a block" unless block
+
+        callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
+        Hold.new(claim(owner, ttl, renew_after, warn_before, clock), wait: wait, interrupt: interrupt,
+                                                                     callbacks: callbacks).run(&block)
+      end
+
+      # Like {#hold}, but returns the block's value, and raises {Occupied}
+      # (with the last decision) when the lease could not be acquired.
+      def hold!(**options, &)
+        outcome = hold(**options, &)
+        raise Occupied.new(resource: hold_resource, decision: outcome.decision) unless outcome.held?
+
+        outcome.value
+      end
+
+      # The Cadence of a hold: the defaults are derived from `ttl`, and
+      # Cadence checks what it is given (ArgumentError or TypeError).
+      # @api private
+      def self.cadence(ttl, renew_after, warn_before)
+        raise TypeError, "ttl must be an Integer or Float number of seconds, got #{ttl.inspect}" unless ttl.is_a?(Numeric)
+
+        renew_after ||= warn_before.is_a?(Numeric) ? [ttl / 3.0, ttl - warn_before].min : ttl / 3.0
+        warn_before ||= renew_after.is_a?(Numeric) ? [ttl / 4.0, ttl - renew_after].min : ttl / 4.0
+        Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before)
+      end
+
+      private
+
+      def claim(owner, ttl, renew_after, warn_before, clock)
+        unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
+          raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
+        end
+
+        Claim.new(authority: self, resource: hold_resource, owner: owner, clock: clock,
+                  cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
+          hold_decide(operation, clock, **arguments)
+        end
+      end
+
+      # For an in-memory {Authority}: every call is told `now:` on the
+      # hold's clock.
+      module OnCallerClock
+        include Holding
+
+        private
+
+        def hold_decide(operation, clock, **arguments)
+          public_send(operation, now: clock.now, **arguments)
+        end
+
+        def hold_resource
+          "authority 0x#{object_id.to_s(16)}"
+        end
+      end
+
+      # For a {Stores::DurableAuthority}: the store's clock decides.
+      module OnStoreClock
+        include Holding
+
+        private
+
+        def hold_decide(operation, _clock, **arguments)
+          public_send(operation, **arguments)
+        end
+
+        def hold_resource
+          name
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,33 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Runtime
+    # The runtime's default clock: CLOCK_MONOTONIC, which no NTP step, no
+    # `travel_to` and no Timecop moves. Every clock the runtime takes (this
+    # one, {Testing::Clock}) answers the same four calls.
+    module MonotonicClock
+      module_function
+
+      # @return [Integer] nanoseconds from an arbitrary origin
+      def now_ns
+        Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+      end
+
+      # @return [Float] seconds from the same origin
+      def now
+        Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      end
+
+      def sleep(seconds)
+        Kernel.sleep(seconds) if seconds.positive?
+      end
+
+      # Waits on `condition` (whose `mutex` the caller holds) for a signal or
+      # `seconds`, whichever comes first; wakes spuriously too: the caller
+      # checks again.
+      def wait(mutex, condition, seconds)
+        condition.wait(mutex, seconds) if seconds.positive?
+      end
+    end
+  end
+end

@@ -1,0 +1,76 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Sidekiq
+    # Holds a job's lease around `perform`, for the jobs that declare one:
+    #
+    #   sidekiq_options lease: { resource: ->(args) { "report/#{args[0]}" }, ttl: 30, on_occupied: :reschedule }
+    #
+    # The lease is acquired before `perform`, renewed while it runs (the
+    # runtime's renewal thread), released when it returns or raises, and is
+    # the job's `lease` (and LeaseMachines.current_lease) meanwhile. When
+    # another job holds it, `on_occupied` decides:
+    #
+    # - `:reschedule` (default): the job is pushed again, `reschedule_in`
+    #   seconds later (plus up to a fifth of that again, at random, so that
+    #   rescheduled jobs spread out), with the same jid and a count in
+    #   `lease_reschedules`, and this run ends (Sidekiq acknowledges it);
+    # - `:skip`: logged and acknowledged, the job is dropped;
+    # - `:raise`: LeaseMachines::Occupied is raised and Sidekiq's retries handle it.
+    #
+    # Shutdown: Sidekiq pushes a job still running at its timeout back to the
+    # queue and raises Sidekiq::Shutdown in its thread. The lease is released
+    # as for any exception, so the job's next run need not wait out the TTL;
+    # the token fences the old thread if it writes anyway. (sidekiq-unique-jobs
+    # keeps its lock instead: a lock without a token cannot tell the old
+    # thread's writes from the new one's.)
+    class ServerMiddleware
+      include ::Sidekiq::ServerMiddleware if defined?(::Sidekiq::ServerMiddleware)
+
+      CHOICES = %i[reschedule skip raise].freeze
+      # What a rescheduled job does not carry over: it is a new run, not a retry.
+      FORGOTTEN_ON_RESCHEDULE = %w[enqueued_at error_message error_class failed_at retry_count].freeze
+      # Sidekiq::ServerMiddleware gives `logger` from 6.5; 6.4's middleware has none.
+      def logger
+        ::Sidekiq.logger
+      end
+
+      def call(job, payload, _queue, &)
+        option = Sidekiq.lease_option(job.class)
+        return yield if option.nil?
+
+        resource = option.resource_for(payload["args"])
+        outcome = Jobs::LeasedRun.call(option, resource) do |held|
+          job.lease = held if job.respond_to?(:lease=)
+          yield
+        end
+        return outcome.value if outcome.held?
+
+        occupied(option, job, payload, resource, outcome.decision)
+      end
+
+      private
+
+      def occupied(option, job, payload, resource, decision)
+        case option.on_occupied
+        when :skip
+          logger.info("lease_machines: skipped #{job.class} #{payload['jid']}: #{resource} is held (#{decision.reason})")
+          nil
+        when :reschedule then reschedule(option, payload, resource)
+        else raise Occupied.new(resource: resource, decision: decision)
+        end
+      end
+
+      def reschedule(option, payload, resource)
+        delay = option.reschedule_in * (1 + (rand / 5))
+        again = payload.except(*FORGOTTEN_ON_RESCHEDULE)
+        again["at"] = Time.now.to_f + delay
+        again["lease_reschedules"] = payload.fetch("lease_reschedules", 0) + 1
+        ::Sidekiq::Client.push(again)
+        logger.info("lease_machines: rescheduled #{payload['class']} #{payload['jid']} in #{delay.round(2)}s: " \
+                    "#{resource} is held")
+        nil
+      end
+    end
+  end
+end

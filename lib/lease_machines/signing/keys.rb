@@ -1,0 +1,69 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  # Signed tokens: a store configured with secret keys attaches to every lease
+  # it grants a proof that it issued the lease's token for the resource
+  # (HMAC-SHA256, computed by the Rust core; docs/FENCES.md, "Signed tokens"),
+  # and a fence configured with the same keys refuses a token without one.
+  module Signing
+    # A frozen list of secret keys: the first signs, every one verifies (key
+    # rotation). The bytes are copied into native memory when the list is
+    # made; this object keeps no String of them, and neither its inspect nor
+    # any error message shows them.
+    class Keys
+      # `signing_keys`, as a store or a fence takes it: nil (no signing), or
+      # a non-empty Array of Strings of at least 32 bytes each, read as bytes
+      # (any encoding). A refusal names `name` and the element's index, class
+      # and length, never its content.
+      # @return [Keys, nil]
+      # @raise [TypeError] for a non-Array, or an element that is not a String
+      # @raise [ArgumentError] for an empty Array, or a key shorter than 32 bytes
+      def self.from(keys, name = "signing_keys")
+        nil.equal?(keys) ? nil : new(Native::ProofKeys.build(keys, name))
+      end
+
+      # The shortest key, in bytes (the core's ProofKey::MIN_LEN).
+      MIN_BYTES = 32
+
+      def initialize(native)
+        @native = native
+        freeze
+      end
+
+      # @return [Integer] how many keys the list holds
+      def size
+        @native.size
+      end
+
+      # @return [String] the first key's proof for `token` issued for
+      #   `resource`: 64 lowercase hex digits
+      def sign(resource, token)
+        @native.sign(resource, token)
+      end
+
+      # @return [Symbol] :valid when one of the keys made `proof` for
+      #   `resource` and `token` (compared in constant time), :forged when
+      #   none did, :malformed when `proof` is not 64 lowercase hex digits
+      def verify(resource, token, proof)
+        @native.verify(resource, token, proof)
+      end
+
+      # `decision`, its lease carrying the proof of its token for `resource`
+      # (a decision without a lease, as it is).
+      # @return [Decision]
+      def signed(resource, decision)
+        lease = decision.lease
+        return decision unless lease
+
+        proven = Lease.exact(owner: lease.owner, token: lease.token, expires_at_ns: lease.expires_at_ns,
+                             proof: sign(resource, lease.token))
+        Decision.new(status: decision.status, lease: proven)
+      end
+
+      def inspect
+        "#<#{self.class.name} (#{size} #{size == 1 ? 'key' : 'keys'}, not shown)>"
+      end
+      alias to_s inspect
+    end
+  end
+end

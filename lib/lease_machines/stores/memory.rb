@@ -1,0 +1,89 @@
+# frozen_string_literal: true
+
+require_relative "memory/wall_clock"
+require_relative "memory/database"
+require_relative "memory/transaction"
+
+module LeaseMachines
+  module Stores
+    # A store in this process's memory, for tests and single-process tools:
+    # thread-safe, and deciding exactly as the durable engines do, through
+    # the same code ({Store#decide}: a {Native::Request} decides on the row,
+    # the row codec writes it). Not durable, not shared between processes: a
+    # forked child works on its own copy.
+    #
+    #   store = LeaseMachines::Stores::Memory.new
+    #   store.authority("nightly").acquire(owner: 7, ttl: 30)
+    #
+    # Its clock is injectable (`clock:`, anything with `now_ns` and `wait`,
+    # such as {Testing::Clock}); by default the wall clock, in whole
+    # milliseconds like the durable stores'. Stores made with the same
+    # `database:` share one history, as stores on one database file do.
+    class Memory < Store
+      # @return [Database]
+      attr_reader :database
+
+      # @param database [Database] the rows (a new, empty one by default)
+      # @param clock [#now_ns, #wait] used only when `database` is not given
+      def initialize(database: nil, clock: WallClock, before_commit: nil)
+        super(before_commit: before_commit)
+        unless database.nil? || database.is_a?(Database)
+          raise TypeError, "database must be a LeaseMachines::Stores::Memory::Database, got #{database.inspect}"
+        end
+
+        @database = database || Database.new(clock: clock)
+      end
+
+      # @return [#now_ns] the store clock
+      def clock
+        @database.clock
+      end
+
+      # Nothing to create.
+      # @return [self]
+      def setup!
+        self
+      end
+
+      # Nothing to close. @return [nil]
+      def close
+        nil
+      end
+
+      # Waits until `name`'s lease is released (true) or `seconds` pass on the
+      # store clock (false).
+      def await_handover(name, seconds)
+        @database.await_release(Stores.resource_name(name), seconds)
+      end
+
+      # @api private
+      def transaction(&)
+        @database.transaction(&)
+      end
+
+      # @api private: the clock in whole milliseconds
+      def clock_ms
+        @database.clock_ms
+      end
+
+      def inspect
+        "#<#{self.class.name} resources=#{@database.size}>"
+      end
+      alias to_s inspect
+
+      private
+
+      def read_status(name)
+        row, clock = @database.read(name)
+        row && build_status(name, row.columns, row.updated_at, clock)
+      end
+
+      def read_statuses
+        rows, clock = @database.read_all
+        readable_statuses(rows, name_at: 0) do |(name, row)|
+          build_status(name, row.columns, row.updated_at, clock)
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,109 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Memory < Store
+      # The rows of one in-memory history: five columns per resource, in the
+      # durable stores' encoding (decimal Strings or nil), behind one Mutex.
+      # A transaction's write lands only when its block returns (an exception,
+      # `throw` or Thread#kill leaves the rows as they were).
+      class Database
+        # One stored row.
+        Row = Struct.new(:columns, :updated_at)
+
+        # @return [#now_ns, #wait]
+        attr_reader :clock
+
+        def initialize(clock: WallClock)
+          unless clock.respond_to?(:now_ns) && clock.respond_to?(:wait)
+            raise TypeError, "clock must respond to #now_ns and #wait, got #{clock.inspect}"
+          end
+
+          @clock = clock
+          @rows = {}
+          @mutex = Mutex.new
+          @released = ConditionVariable.new
+          @releases = Hash.new(0)
+        end
+
+        # @api private
+        def transaction
+          @mutex.synchronize do
+            transaction = Transaction.new(self)
+            result = yield transaction
+            transaction.writes.each { |name, columns| store(name, columns) }
+            result
+          end
+        end
+
+        # The clock in whole milliseconds (an Integer, not negative).
+        def clock_ms
+          ns = @clock.now_ns
+          unless ns.is_a?(Integer) && ns.between?(0, U64_MAX)
+            raise TypeError, "clock.now_ns must return an Integer in 0..#{U64_MAX}, got #{ns.inspect}"
+          end
+
+          ns / NANOS_PER_MILLISECOND
+        end
+
+        # @api private: the row's columns; called inside #transaction only
+        def columns(name)
+          @rows[name]&.columns
+        end
+
+        # [Row or nil, clock in milliseconds]
+        def read(name)
+          @mutex.synchronize { [@rows[name], clock_ms] }
+        end
+
+        # [[[name, Row], ...] ordered by name, clock in milliseconds]
+        def read_all
+          @mutex.synchronize { [@rows.sort_by(&:first), clock_ms] }
+        end
+
+        # Writes a row as given, bypassing every check (for tests of rows a
+        # hand edit could leave); nil deletes it.
+        def put(name, columns)
+          @mutex.synchronize { columns.nil? ? @rows.delete(name) : store(name, columns) }
+        end
+
+        # @return [Integer] how many resources have a row
+        def size
+          @mutex.synchronize { @rows.size }
+        end
+
+        # True once `name`'s lease record is cleared by a commit after this
+        # call started; false after `seconds` on the clock.
+        def await_release(name, seconds)
+          @mutex.synchronize do
+            seen = @releases[name]
+            deadline = @clock.now_ns + (seconds * NANOS_PER_SECOND).round
+            until @releases[name] != seen
+              left = deadline - @clock.now_ns
+              return false unless left.positive?
+
+              @clock.wait(@mutex, @released, left / NANOS_PER_SECOND.to_f)
+            end
+            true
+          end
+        end
+
+        def inspect
+          "#<#{self.class.name} resources=#{size}>"
+        end
+        alias to_s inspect
+
+        private
+
+        def store(name, columns)
+          before = @rows[name]
+          @rows[name] = Row.new(columns.dup.freeze, Time.now.utc).freeze
+          return unless before&.columns&.[](1) && columns[1].nil?
+
+          @releases[name] += 1
+          @released.broadcast
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,21 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Memory < Store
+      # The default store clock of {Memory}: the wall clock (nanoseconds since
+      # the Unix epoch, read in whole milliseconds as the durable stores do).
+      module WallClock
+        module_function
+
+        def now_ns
+          Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) * NANOS_PER_MILLISECOND
+        end
+
+        def wait(mutex, condition, seconds)
+          condition.wait(mutex, seconds) if seconds.positive?
+        end
+      end
+    end
+  end
+end

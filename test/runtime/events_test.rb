@@ -1,0 +1,70 @@
+# frozen_string_literal: true
+
+require_relative "runtime_helper"
+require "open3"
+
+module LeaseMachines
+  # The runtime's events: LeaseMachines.subscribe, and ActiveSupport::Notifications
+  # only when the application loaded it (in a separate Ruby, so this suite's
+  # own loading decides nothing).
+  class EventsTest < Minitest::Test
+    include RuntimeHelper
+
+    def test_every_state_change_is_an_event_with_the_documented_payload
+      in_hold do
+        @clock.advance(10)
+        @store.force_release("nightly")
+        @clock.advance(10)
+      end
+      assert_equal %i[acquire renew renew lost], @events.map(&:first)
+      acquire = events(:acquire).first
+      assert_equal({ resource: "nightly", owner: 7, token: 1, status: :granted, reason: nil }, acquire.slice(*KEYS))
+      assert_kind_of Float, acquire.fetch(:duration)
+      assert_predicate acquire, :frozen?
+      assert_equal [%i[renewed] + [nil], %i[rejected stale_token]], events(:renew, :status, :reason)
+      assert_equal [[:expired, :stale_token, 1]], events(:lost, :status, :reason, :token)
+    end
+
+    def test_a_subscriber_that_raises_is_reported_and_the_hold_goes_on
+      failing = LeaseMachines.subscribe { |_name, _payload| raise IOError, "subscriber broke" }
+      _, warning = capture_io { assert_equal :ok, hold { :ok }.value }
+      assert_match(/an event subscriber raised on acquire: IOError: subscriber broke/, warning)
+    ensure
+      LeaseMachines.unsubscribe(failing)
+    end
+
+    def test_unsubscribe_says_whether_it_was_subscribed
+      assert LeaseMachines.unsubscribe(@subscriber)
+      refute LeaseMachines.unsubscribe(@subscriber)
+    end
+
+    def test_active_support_notifications_get_the_events_when_loaded
+      output = run_ruby(<<~RUBY)
+        require "active_support/notifications"
+        require "lease_machines/testing"
+        ActiveSupport::Notifications.subscribe(/lease_machines/) { |name, *, payload| puts [name, payload[:status]].join(" ") }
+        LeaseMachines::Stores::Memory.new.authority("nightly").hold(owner: 1, ttl: 30) { }
+      RUBY
+      assert_equal ["acquire.lease_machines granted", "release.lease_machines released"], output.lines(chomp: true)
+    end
+
+    def test_active_support_is_never_loaded_by_the_gem
+      output = run_ruby(<<~RUBY)
+        require "lease_machines/testing"
+        LeaseMachines::Stores::Memory.new.authority("nightly").hold(owner: 1, ttl: 30) { }
+        puts defined?(ActiveSupport).inspect
+      RUBY
+      assert_equal "nil", output.chomp
+    end
+
+    KEYS = %i[resource owner token status reason].freeze
+
+    private
+
+    def run_ruby(script)
+      output, status = Open3.capture2e(RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", script)
+      assert_predicate status, :success?, output
+      output
+    end
+  end
+end

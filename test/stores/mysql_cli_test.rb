@@ -1,0 +1,49 @@
+# frozen_string_literal: true
+
+require_relative "store_helper"
+require_relative "../support/mysql_server"
+require "lease_machines/stores/mysql"
+require "open3"
+require "rbconfig"
+
+module LeaseMachines
+  # exe/lease_machines on a MySQL store, run as a subprocess the way an
+  # operator runs it.
+  class MySQLCLITest < Minitest::Test
+    include StoreTestHelper
+
+    ROOT = File.expand_path("../..", __dir__)
+    EXE = File.join(ROOT, "exe", "lease_machines")
+
+    def test_mysql_status_and_release
+      url = MySQLServer.url
+      store = Stores::MySQL.new(url)
+      name = unique_name("cli")
+      store.authority(name).acquire(owner: 2**63, ttl: 60)
+      out, err, status = lease_machines("--store", url, "status", name)
+      assert_equal 0, status.exitstatus, err
+      assert_match(/^#{name}\s+9223372036854775808\s+1\s+\d+\.\d{3}s\s+1$/, out)
+      _out, err, status = lease_machines("--store", url.sub("mysql2://", "mysql://"), "release", name, "--force")
+      assert_equal 0, status.exitstatus, err
+      assert_nil store.authority(name).checkpoint.lease
+      assert_equal 1, store.authority(name).checkpoint.last_issued
+    ensure
+      store&.close
+    end
+
+    def test_a_bad_mysql_url_is_a_usage_error_and_an_unreachable_server_a_failure
+      out, err, status = lease_machines("--store", "mysql2://root@127.0.0.1/app?reconnect=true", "status")
+      assert_equal [2, ""], [status.exitstatus, out]
+      assert_match(/bad --store: connection URL option "reconnect" is not one the MySQL store knows/, err)
+      _out, err, status = lease_machines("--store", "mysql2://root@127.0.0.1:1/app?connect_timeout=1", "status")
+      assert_equal 1, status.exitstatus, err
+      assert_match(/MySQL/, err)
+    end
+
+    private
+
+    def lease_machines(*args)
+      Open3.capture3({ "LEASE_MACHINES_STORE" => nil }, RbConfig.ruby, "-I", File.join(ROOT, "lib"), EXE, *args)
+    end
+  end
+end
