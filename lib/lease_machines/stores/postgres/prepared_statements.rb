@@ -54,6 +54,12 @@ module LeaseMachines
 
           SESSIONS[conn] = 0 # forgotten: prepare them again
           retry
+        rescue PG::DuplicatePstatement => e
+          # Found missing, then present when prepared: the two statements
+          # reached different server sessions.
+          raise @failures.problem("#{@failures.summary(e)}: this store's prepared statements were found missing and " \
+                                  "then present on the next statement (a pooler in transaction mode?); use " \
+                                  "prepared_statements: false")
         end
 
         private
