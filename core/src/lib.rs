@@ -65,6 +65,7 @@ mod fence;
 mod holder;
 mod ids;
 mod owner_id;
+mod persistence;
 mod proof;
 
 pub use authority::{ClockPolicy, LeaseAuthority};
@@ -75,6 +76,7 @@ pub use fence::Fence;
 pub use holder::{Cadence, Holder, HolderState};
 pub use ids::{FencingToken, OwnerId};
 pub use owner_id::{fnv1a_64, FNV1A_64_OFFSET_BASIS, FNV1A_64_PRIME};
+pub use persistence::must_store;
 pub use proof::{any_verifies, KeyTooShort, ProofKey, TokenProof, DOMAIN as PROOF_DOMAIN};
 
 #[cfg(doctest)]

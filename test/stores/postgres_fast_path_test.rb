@@ -42,7 +42,7 @@ module LeaseMachines
       checkpoint = store.authority(name).checkpoint
       assert_equal 9, checkpoint.lease.owner
       assert_equal 2, checkpoint.last_issued
-      assert_equal 3 * Stores::NANOS_PER_SECOND, checkpoint.observed_ns, "the clock advance was written on retry"
+      assert_equal 2 * Stores::NANOS_PER_SECOND, checkpoint.observed_ns, "a refusal within the winner's lease writes nothing"
     end
 
     def test_a_backend_terminated_during_the_write_is_an_uncertain_outcome
@@ -91,13 +91,13 @@ module LeaseMachines
       authority = store.authority(unique_name("prepared"))
       assert_predicate store, :prepared_statements?
       authority.acquire(owner: 1, now: 1, ttl: 1)
-      assert_equal 3, prepared(conn).size, "read, compare-and-set and create"
+      assert_equal 4, prepared(conn).size, "read, compare-and-set, create and a release's compare-and-set"
       conn.exec("DEALLOCATE ALL") # what a pooler's DISCARD ALL does behind the store's back
       assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token
-      assert_equal 3, prepared(conn).size
+      assert_equal 4, prepared(conn).size
       conn.reset # a new backend, the same connection object
       assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token
-      assert_equal 3, prepared(conn).size
+      assert_equal 4, prepared(conn).size
     end
 
     def test_without_prepared_statements_nothing_is_prepared
@@ -134,7 +134,7 @@ module LeaseMachines
       pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
       versions = @admin.exec_params("SELECT #{COLUMNS} FROM lm_versions WHERE name = $1 ORDER BY seq", [name])
                        .values.map { |row| row.map { |value| value && Integer(value, 10) } }
-      assert_operator versions.size, :>=, 200, "expected hundreds of committed versions"
+      assert_operator versions.size, :>=, 100, "expected at least a hundred committed versions"
       assert_operator versions.map { |version| version[1] }.compact.uniq.size, :>=, 2, "the lease changed hands"
       check_versions(versions)
       granted = Dir[File.join(reports, "*.txt")].flat_map { |path| File.readlines(path, chomp: true) }

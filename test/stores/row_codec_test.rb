@@ -28,6 +28,13 @@ module LeaseMachines
       end
     end
 
+    def test_a_request_says_whether_it_asks_for_a_grant
+      assert_predicate Native::Request.acquire(1, nil, 1), :grant?
+      assert_predicate Native::Request.reacquire(1, nil, 1), :grant?
+      refute_predicate Native::Request.renew(1, 1, nil, 1), :grant?
+      refute_predicate Native::Request.release(1, 1, nil), :grant?
+    end
+
     def test_a_first_grant_on_a_resource_with_no_row
       decision, after = decide(nil, :acquire, owner: 7)
       assert_equal Decision.new(status: :granted, lease: Lease.exact(owner: 7, token: 1, expires_at_ns: 15 * SECOND)),
@@ -37,8 +44,11 @@ module LeaseMachines
 
     def test_the_same_rules_as_an_authority_on_the_nanosecond_timeline
       row = ["3", "7", "3", (15 * SECOND).to_s, (10 * SECOND).to_s]
-      assert_equal [Decision.rejected(:occupied), ["3", "7", "3", (15 * SECOND).to_s, (12 * SECOND).to_s]],
-                   decide(row, :acquire, owner: 8, now: 12 * SECOND)
+      # A refusal within the lease's life writes nothing (the core's must_store) ...
+      assert_equal [Decision.rejected(:occupied), nil], decide(row, :acquire, owner: 8, now: 12 * SECOND)
+      # ... one at or past its deadline writes the instant that saw it expire.
+      assert_equal [Decision.rejected(:stale_token), ["3", "7", "3", (15 * SECOND).to_s, (15 * SECOND).to_s]],
+                   decide(row, :renew, owner: 8, token: 2, now: 15 * SECOND, ttl: 1)
       renewed, after = decide(row, :renew, owner: 7, token: 3, now: 11 * SECOND, ttl: 9)
       assert_predicate renewed, :renewed?
       assert_equal 20 * SECOND, renewed.lease.expires_at_ns
@@ -211,7 +221,7 @@ module LeaseMachines
       assert_error(TypeError, "allocator undefined for LeaseMachines::Native::Request") { Native::Request.new }
       assert_raises(TypeError) { Native::Request.allocate }
       assert_raises(FrozenError) { request.instance_variable_set(:@now, 1) }
-      assert_empty Native::Request.instance_methods(false) - [:decide]
+      assert_empty Native::Request.instance_methods(false) - %i[decide grant?]
     end
 
     def test_a_request_decides_again_the_same_way_for_a_retry

@@ -54,22 +54,45 @@ module LeaseMachines
       assert_equal Decision.rejected(:occupied), authority.reacquire(owner: 6, now: 12, ttl: 10)
     end
 
+    # With a clock that never steps back, the store decides exactly as one
+    # in-memory authority over the whole history (its committed instant may
+    # lag: refusals within a lease write nothing).
     def test_decisions_match_the_in_memory_authority_step_by_step
       rng = Random.new(6)
       durable = new_store.authority(unique_name("differential"))
       memory = Authority.new(clock_policy: :clamp)
-      owners = [0, 1, 2, U64_MAX]
+      tokens = [0, 1]
+      now = 1_000.0
+      120.times do |step|
+        now += [0.0, 0.001, 0.25, 0.5, 1.0, 2.0].sample(random: rng)
+        operation, arguments = random_call(rng, [0, 1, 2, U64_MAX].sample(random: rng), tokens.sample(random: rng))
+        expected = memory.public_send(operation, now: now, **arguments)
+        assert_equal expected, durable.public_send(operation, now: now, **arguments),
+                     "step #{step}: #{operation}(#{arguments}) at #{now}"
+        tokens << expected.lease.token if expected.lease
+      end
+      assert_equal [memory.checkpoint.last_issued, memory.checkpoint.lease],
+                   [durable.checkpoint.last_issued, durable.checkpoint.lease]
+    end
+
+    # With clocks stepping back too: each decision is the core's on the
+    # committed row, and the row written is the core's (or none).
+    def test_decisions_match_the_core_on_the_committed_row_step_by_step
+      rng = Random.new(7)
+      durable = new_store.authority(unique_name("differential-back"))
       tokens = [0, 1]
       now = 1_000.0
       120.times do |step|
         now = [now + [-3.0, -0.5, 0.001, 0.25, 0.5, 1.0, 2.0].sample(random: rng), 0.0].max
-        operation, arguments = random_call(rng, owners.sample(random: rng), tokens.sample(random: rng))
+        operation, arguments = random_call(rng, [0, 1, 2, U64_MAX].sample(random: rng), tokens.sample(random: rng))
+        before = durable.checkpoint
+        memory = Authority.restore(before, clock_policy: :clamp)
         expected = memory.public_send(operation, now: now, **arguments)
-        actual = durable.public_send(operation, now: now, **arguments)
-        assert_equal expected, actual, "step #{step}: #{operation}(#{arguments}) at #{now}"
-        tokens << actual.lease.token if actual.lease
+        assert_equal expected, durable.public_send(operation, now: now, **arguments),
+                     "step #{step}: #{operation}(#{arguments}) at #{now}"
+        assert_includes [before, memory.checkpoint], durable.checkpoint, "step #{step}"
+        tokens << expected.lease.token if expected.lease
       end
-      assert_equal memory.checkpoint, durable.checkpoint
     end
 
     def test_the_store_clock_is_used_when_now_is_not_given
@@ -97,12 +120,12 @@ module LeaseMachines
       assert_predicate authority.release(owner: 1, token: 1), :released?
     end
 
-    def test_a_rejection_that_advances_the_clock_is_committed
+    def test_a_rejection_is_committed_only_when_it_sees_the_lease_expire
       name = unique_name
       authority = new_store.authority(name)
       authority.acquire(owner: 1, now: 100, ttl: 10)
       assert_equal Decision.rejected(:occupied), authority.acquire(owner: 2, now: 105, ttl: 1)
-      assert_equal 105.0, new_store.authority(name).checkpoint.observed
+      assert_equal 100.0, new_store.authority(name).checkpoint.observed, "a refusal within the lease writes nothing"
 
       # A caller whose clock is behind is evaluated at the committed clock (clamp).
       renewed = authority.renew(owner: 1, token: 1, now: 103, ttl: 1)
@@ -114,10 +137,12 @@ module LeaseMachines
       assert_equal 111.0, authority.checkpoint.observed
     end
 
-    def test_invalid_ttl_is_a_decision_and_is_committed
-      authority = new_store.authority(unique_name)
+    def test_invalid_ttl_is_a_decision_and_with_no_lease_writes_nothing
+      store = new_store
+      authority = store.authority(unique_name)
       assert_equal Decision.rejected(:invalid_ttl), authority.acquire(owner: 1, now: 7, ttl: 0)
-      assert_equal Checkpoint.from_parts(last_issued: nil, lease: nil, observed: 7), authority.checkpoint
+      assert_equal Checkpoint.from_parts(last_issued: nil, lease: nil, observed: 0), authority.checkpoint
+      assert_nil store.status(authority.name), "no row"
     end
 
     # --- one history per resource -------------------------------------------
@@ -251,7 +276,7 @@ module LeaseMachines
 
       other = new_store.authority(unique_name)
       assert_equal Decision.rejected(:deadline_overflow), other.acquire(owner: 1, now: last_second, ttl: 0.709551616)
-      assert_equal last_second * Stores::NANOS_PER_SECOND, other.checkpoint.observed_ns
+      assert_equal 0, other.checkpoint.observed_ns, "a refusal with no lease writes nothing"
 
       fine = new_store.authority(unique_name).acquire(owner: 1, now: 1.000000001, ttl: 0.000000002).lease
       assert_equal 1_000_000_003, fine.expires_at_ns

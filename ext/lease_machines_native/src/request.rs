@@ -11,6 +11,7 @@
 //! request = Native::Request.renew(owner, token, now, ttl)
 //! request = Native::Request.release(owner, token, now)
 //! decision, columns = request.decide(name, columns, clock_ns)
+//! request.grant?                                         # acquire or reacquire
 //! ```
 //!
 //! A store's timeline is whole nanoseconds since the Unix epoch: `now` and
@@ -19,7 +20,7 @@
 
 use core::time::Duration;
 
-use lease_machines::{Checkpoint, ClockPolicy, Decision, FencingToken, LeaseAuthority, OwnerId};
+use lease_machines::{must_store, ClockPolicy, Decision, FencingToken, LeaseAuthority, OwnerId};
 use magnus::{function, method, prelude::*, Error, RArray, RModule, Ruby, Value};
 
 use crate::{
@@ -151,13 +152,24 @@ impl Request {
         Self::frozen(ruby, owner, now, Operation::Release(token))
     }
 
+    /// `request.grant?`: whether it asks for a grant (`acquire`,
+    /// `reacquire`), the request many callers make at once for one
+    /// resource; `renew` and `release` come from the holder.
+    fn is_grant(&self) -> bool {
+        matches!(
+            self.operation,
+            Operation::Acquire(_) | Operation::Reacquire(_)
+        )
+    }
+
     /// `request.decide(name, columns, clock_ns)`: restores the authority from
     /// the row (`nil`: a resource with no row; `name` only names it in a
     /// `StoreError` about a bad row) with the `:clamp` clock policy and the
     /// store's horizon, decides at the request's `now` or else at `clock_ns`
     /// (Integer nanoseconds, the store's clock, read only then), and answers
-    /// `[decision, columns to write]`, the second `nil` when the decision
-    /// changed nothing.
+    /// `[decision, columns to write]`, the second `nil` when the core's
+    /// `must_store` says the row need not be written (nothing changed but the
+    /// observed clock, within the current lease's life or with no lease).
     fn decide(
         ruby: &Ruby,
         rb_self: &Self,
@@ -169,8 +181,8 @@ impl Request {
             Some(now) => now,
             None => Duration::from_nanos(convert::u64_arg(ruby, clock_ns, "clock_ns")?),
         };
-        let before = row::decode(ruby, name, columns)?;
-        let mut authority = LeaseAuthority::restore(row::restore(ruby, name, before)?)
+        let stored = row::restore(ruby, name, row::decode(ruby, name, columns)?)?;
+        let mut authority = LeaseAuthority::restore(stored)
             .with_clock_policy(ClockPolicy::Clamp)
             .with_horizon(HORIZON);
         let owner = rb_self.owner;
@@ -180,12 +192,11 @@ impl Request {
             Operation::Renew(token, ttl) => authority.renew(owner, token, now, ttl),
             Operation::Release(token) => authority.release(owner, token, now),
         };
-        let after = authority.checkpoint().flat();
-        let read = before.unwrap_or_else(|| Checkpoint::default().flat());
-        let written = if after == read {
-            ruby.qnil().as_value()
+        let decided = authority.checkpoint();
+        let written = if must_store(&stored, &decided) {
+            row::encode(ruby, decided.flat()).as_value()
         } else {
-            row::encode(ruby, after).as_value()
+            ruby.qnil().as_value()
         };
         Ok(ruby.ary_new_from_values(&[decision::value(ruby, decision)?, written]))
     }
@@ -200,5 +211,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_singleton_method("renew", function!(Request::renew, 4))?;
     class.define_singleton_method("release", function!(Request::release, 3))?;
     class.define_method("decide", method!(Request::decide, 3))?;
+    class.define_method("grant?", method!(Request::is_grant, 0))?;
     Ok(())
 }

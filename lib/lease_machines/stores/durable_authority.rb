@@ -48,6 +48,13 @@ module LeaseMachines
         @store.decide(@name, Native::Request.release(owner, token, now))
       end
 
+      # Waits at most `seconds` for this resource's release: see
+      # {Store#await_handover}.
+      # @return [Boolean]
+      def await_handover(seconds)
+        @store.await_handover(@name, seconds)
+      end
+
       # The committed state (read without taking the row lock).
       # @return [Checkpoint]
       def checkpoint

@@ -2,6 +2,7 @@
 
 require "pg"
 require "zlib"
+require "digest"
 require "lease_machines/stores"
 require "lease_machines/stores/schema"
 
@@ -47,7 +48,8 @@ module LeaseMachines
     #
     # Its parts, in lib/lease_machines/stores/postgres/ (loaded below, once
     # the class exists, so that they reopen it): statements.rb (the SQL),
-    # fast_path.rb, locked_transaction.rb (the hook's path),
+    # fast_path.rb, locked_transaction.rb (the hook's path), listener.rb
+    # (LISTEN for {#await_handover}),
     # prepared_statements.rb, session.rb (one connection in use) and
     # connections.rb with connections/ (where connections come from).
     class Postgres < Store
@@ -91,10 +93,16 @@ module LeaseMachines
       # @param signing_keys [Array<String>, nil] secret keys of at least 32
       #   bytes: granted and renewed leases carry their token's proof, signed
       #   with the first (docs/FENCES.md, "Signed tokens")
+      # @param listen_url [String, nil] where {#await_handover} opens its
+      #   listening connection (nil: the same server settings as the store's
+      #   connection); give the server's own address when the store goes
+      #   through a pooler in transaction mode
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(connection, lock_timeout: nil, statement_timeout: nil, prepared_statements: true,
-                     before_commit: nil, signing_keys: nil)
+                     before_commit: nil, signing_keys: nil, listen_url: nil)
         super(before_commit: before_commit, signing_keys: signing_keys)
+        raise TypeError, "listen_url must be a String or nil, got #{listen_url.inspect}" unless listen_url.nil? ||
+                                                                                                listen_url.is_a?(String)
         unless [true, false].include?(prepared_statements)
           raise TypeError, "prepared_statements must be true or false, got #{prepared_statements.inspect}"
         end
@@ -110,6 +118,7 @@ module LeaseMachines
         @failures = Failures.new("PostgreSQL", driver: driver, server: true)
         statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures)
         @fast_path = FastPath.new(@connections, statements, @failures)
+        @listener = Listener.new(listen_source(listen_url), @failures)
       end
       # rubocop:enable Metrics/ParameterLists
 
@@ -143,6 +152,7 @@ module LeaseMachines
       # Closes a connection this store opened from a URL (other connections
       # belong to the caller and are left open).
       def close
+        @listener.close
         @connections.close
       end
 
@@ -156,6 +166,23 @@ module LeaseMachines
       end
 
       private
+
+      # Listens for the release's NOTIFY (see {Listener}).
+      def handover_wait(name, seconds)
+        @listener.await(name, seconds)
+      end
+
+      # Opens the listening connection: from `listen_url`, or with the
+      # settings of the store's own connection (read from one when the first
+      # wait needs it).
+      def listen_source(listen_url)
+        return -> { PG.connect(listen_url) } if listen_url
+
+        lambda do
+          settings = @connections.with { |session| session.connection.conninfo_hash }
+          PG.connect(settings.reject { |_key, value| value.nil? || value.to_s.empty? })
+        end
+      end
 
       def missing_table_hint
         store_class = self.class
@@ -215,6 +242,7 @@ require_relative "postgres/session"
 require_relative "postgres/prepared_statements"
 require_relative "postgres/fast_path"
 require_relative "postgres/locked_transaction"
+require_relative "postgres/listener"
 require_relative "postgres/connections"
 require_relative "postgres/connections/shared"
 require_relative "postgres/connections/owned"

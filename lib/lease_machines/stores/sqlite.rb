@@ -38,6 +38,9 @@ module LeaseMachines
       # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
       CLOCK_MAX_MS = U64_MAX / NANOS_PER_MILLISECOND
+      # See #take_turn.
+      HANDOVER_WINDOW_NS = 2 * NANOS_PER_MILLISECOND
+      HANDOVER_JITTER = 0.001
       MISSING_TABLE_HINT = lambda do |error|
         error.message.include?("no such table: #{TABLE}") ? "; create the table with store.setup!" : ""
       end
@@ -75,6 +78,48 @@ module LeaseMachines
                                       lock_wait: [::SQLite3::BusyException, "busy_timeout (#{@busy_timeout_ms} ms)"])
         @failures = Failures.new("SQLite", @path, driver: driver, server: false)
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures) }
+      end
+
+      # @api private: one decision. A grant request (acquire, reacquire: what
+      # many processes ask for at once) without a before_commit hook is first
+      # decided on the committed row read outside any transaction (a WAL
+      # reader takes no lock): when the core says there is nothing to write
+      # (a refusal within the lease), that is the answer, and the write lock
+      # is never taken. Otherwise (a renewal or release, made by the holder
+      # and nearly always written; a hook), it is decided (again) in one
+      # BEGIN IMMEDIATE transaction ({Store#decide}).
+      def decide(name, request)
+        return super if before_commit || !request.grant?
+
+        columns, clock = @mutex.synchronize do
+          connection = @connection.current
+          [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
+        end
+        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND)
+        return decision unless after
+
+        take_turn(columns, clock) if decision.granted?
+        super
+      rescue ::SQLite3::Exception => e
+        raise @failures.failed(e, Failures::NOT_WRITTEN)
+      end
+
+      # Handover fairness: a grant of a resource released within the last
+      # HANDOVER_WINDOW ms (the row has no lease and its instant is that
+      # recent) waits a jittered 0..HANDOVER_JITTER s before it takes the
+      # write lock. Whoever read the free row in that moment (the process
+      # that released it, which is on the CPU and would otherwise win nearly
+      # every time, and its waiters alike) then draws lots for it. Costs
+      # nothing to a grant of a resource that was free for longer.
+      def take_turn(columns, clock)
+        return unless columns && columns.fetch(1).nil?
+
+        # Recent on the store clock (a row written at a caller's `now:` far
+        # from it is not).
+        since_ns = (clock * NANOS_PER_MILLISECOND) - Integer(columns.fetch(4), 10)
+        return unless since_ns.between?(0, HANDOVER_WINDOW_NS)
+
+        sleep(rand * HANDOVER_JITTER)
       end
 
       # Creates the table when it is missing (idempotent; safe to race).

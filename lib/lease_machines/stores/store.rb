@@ -6,6 +6,11 @@ module LeaseMachines
     # calls. An engine provides #transaction (BEGIN, yield a transaction object
     # with #lock/#write/#connection, COMMIT), #read_status and #read_statuses.
     class Store
+      # How long {#await_handover} waits before it looks, on an engine that
+      # cannot be told of a release (seconds, jittered by up to the same
+      # again).
+      HANDOVER_POLL = 0.004
+
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
       attr_reader :before_commit
 
@@ -71,10 +76,30 @@ module LeaseMachines
                                    observed_ns: [before.observed_ns, clock_ns].max)
           after_columns = Native.row_columns(after)
           tx.write(name, after_columns, exists: true) unless after == before
+          announce_release(tx, name) if before.lease
           notify(tx, name, nil, after_columns)
           Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
                      observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
         end
+      end
+
+      # Waits at most `seconds` for a release (or force release) of `name`:
+      # true as soon as one was seen, false when nothing was (try again now).
+      # PostgreSQL listens for the release's NOTIFY; SQLite polls once after
+      # a short jittered interval. See docs/STORES.md, "Waiting for a
+      # release".
+      # @param seconds [Numeric] non-negative and finite
+      # @return [Boolean]
+      def await_handover(name, seconds)
+        name = Stores.resource_name(name)
+        unless seconds.is_a?(Numeric) && seconds.real?
+          raise TypeError, "seconds must be a real Numeric (seconds to wait), got #{Stores.described(seconds)}"
+        end
+        unless !seconds.negative? && seconds.to_f.finite?
+          raise ArgumentError, "seconds must be non-negative and finite, got #{seconds.inspect}"
+        end
+
+        handover_wait(name, seconds.to_f)
       end
 
       # @api private: one decision in one transaction: lock the row, let the
@@ -86,6 +111,7 @@ module LeaseMachines
           columns, clock_ms = tx.lock(name, create: true)
           decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND)
           tx.write(name, after, exists: !columns.nil?) if after
+          announce_release(tx, name) if after && decision.released?
           notify(tx, name, decision, after || columns)
           decision
         end
@@ -101,6 +127,28 @@ module LeaseMachines
       end
 
       private
+
+      # Waiting on an engine that cannot be told of a release (SQLite): sleeps
+      # one short jittered interval (or what is left of `seconds`), then
+      # reads the row: true when the resource is free to take (released,
+      # force released or expired), false when it is still held or `seconds`
+      # ran out first (nothing observed: poll now). An engine that can be
+      # told (PostgreSQL) overrides it.
+      def handover_wait(name, seconds)
+        interval = HANDOVER_POLL * (1 + rand)
+        sleep([interval, seconds].min) if seconds.positive?
+        return false if seconds < interval
+
+        status = read_status(name)
+        status.nil? || !status.held?
+      end
+
+      # Tells waiters, in the release's own transaction, that `name` was
+      # released: on an engine whose transaction can (#announce_release:
+      # PostgreSQL's NOTIFY); the others' waiters poll.
+      def announce_release(transaction, name)
+        transaction.announce_release(name) if transaction.respond_to?(:announce_release)
+      end
 
       # Runs the hook. `columns` is the row being committed (nil: a resource
       # with no row).

@@ -30,7 +30,7 @@ module LeaseMachines
               values = read(session, name)
               columns = values.first(5) unless values.fetch(4).nil?
               decision, after = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
-              return decision if after.nil? || write(session, name, columns, after)
+              return decision if after.nil? || write(session, name, columns, after, notify: decision.released?)
             end
             raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
                                     "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
@@ -50,12 +50,19 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set write, which commits on its own. @return
-        #   [Boolean] whether it wrote (false: the row is no longer what was read)
-        def write(session, name, before, after)
+        # The compare-and-set write, which commits on its own (a release's
+        # also notifies the resource's channel, delivered on that commit).
+        # @return [Boolean] whether it wrote (false: the row is no longer what
+        #   was read)
+        def write(session, name, before, after, notify:)
           @failures.committing(WRITE, session) do
             params = before ? [name, *after, *before] : [name, *after]
-            @statements.run(session, before ? CAS_SQL : CREATE_SQL, params, bounded: true).cmd_tuples == 1
+            sql = if before.nil?
+                    CREATE_SQL
+                  else
+                    notify ? CAS_NOTIFY_SQL : CAS_SQL
+                  end
+            @statements.run(session, sql, params, bounded: true).cmd_tuples == 1
           rescue PG::TRSerializationFailure
             raise unless session.idle?
 

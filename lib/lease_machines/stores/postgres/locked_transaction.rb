@@ -45,6 +45,12 @@ module LeaseMachines
           [values.first(5), Integer(values.fetch(5), 10)]
         end
 
+        # Notifies the resource's channel that its lease was released
+        # (delivered when this transaction commits; see {Listener}).
+        def announce_release(name)
+          @connection.exec_params(NOTIFY_SQL, [name])
+        end
+
         # Writes the five columns (decimal Strings or nil).
         def write(name, columns, exists:)
           raise Failures.internal("the row is always created before it is locked") unless exists

@@ -13,7 +13,10 @@ module LeaseMachines
       # (a new backend) prepares them again. A session that lost them behind
       # the same backend (DISCARD ALL) prepares them again, once.
       class PreparedStatements
-        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL].to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.freeze
+        # Looked up by identity: every call passes one of these frozen
+        # constants, and hashing a statement's text on every call costs more.
+        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL, CAS_NOTIFY_SQL]
+                .to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.compare_by_identity.freeze
         SESSIONS = ObjectSpace::WeakMap.new
 
         # @param prepared [Boolean] prepare the statements (false: send them
@@ -27,13 +30,14 @@ module LeaseMachines
           @lock_timeout_ms = lock_timeout_ms
           @statement_timeout_ms = statement_timeout_ms
           @failures = failures
+          @settings = [false, true].to_h { |bounded| [bounded, settings(bounded)] }.freeze
         end
 
         # Runs one of the fast path's statements. @return [PG::Result]
         def run(session, sql, params, bounded:)
           conn = session.connection
           fresh = @prepared && ready(conn)
-          settings = settings(bounded)
+          settings = @settings.fetch(bounded)
           if settings
             conn.exec("#{settings}#{inline(conn, sql, params)}")
           elsif @prepared
@@ -50,16 +54,23 @@ module LeaseMachines
 
           SESSIONS[conn] = 0 # forgotten: prepare them again
           retry
+        rescue PG::DuplicatePstatement => e
+          # Found missing, then present when prepared: the two statements
+          # reached different server sessions.
+          raise @failures.problem("#{@failures.summary(e)}: this store's prepared statements were found missing and " \
+                                  "then present on the next statement (a pooler in transaction mode?); use " \
+                                  "prepared_statements: false")
         end
 
         private
 
-        # The SET LOCALs sent before a statement, or nil when there are none.
+        # The SET LOCALs sent before a statement, or nil when there are none
+        # (made once, in #initialize).
         def settings(bounded)
           sets = +""
           sets << "SET LOCAL lock_timeout = #{@lock_timeout_ms}; " if bounded && @lock_timeout_ms
           sets << "SET LOCAL statement_timeout = #{@statement_timeout_ms}; " if @statement_timeout_ms
-          sets unless sets.empty?
+          sets.freeze unless sets.empty?
         end
 
         # Prepares the statements the session lacks. @return [Boolean]

@@ -34,6 +34,17 @@ module LeaseMachines
       CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
                    "ON CONFLICT (name) DO NOTHING".freeze
 
+      # --- handover: a release notifies the resource's channel ------------------
+
+      # The channel of resource $1 ({Listener.channel} computes the same in
+      # Ruby); the payload is the name itself.
+      CHANNEL_SQL = "'lease_machines_' || left(encode(sha256(convert_to($1, 'UTF8')), 'hex'), 40)"
+      NOTIFY_SQL = "SELECT pg_notify(#{CHANNEL_SQL}, $1)".freeze
+      # A release's compare-and-set: the NOTIFY is queued only when the row was
+      # written, in the write's own transaction, so it is delivered on commit.
+      CAS_NOTIFY_SQL = "WITH written AS (#{CAS_SQL} RETURNING name) " \
+                       "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
+
       # --- operators' reads --------------------------------------------------------
 
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \

@@ -15,12 +15,19 @@ module LeaseMachines
       # {.patiently} runs the statement again after a short sleep in Ruby
       # (which releases the GVL, and which Timeout and Thread#raise can
       # interrupt), until the store's busy_timeout has passed.
+      #
+      # Fairness. The pause does not grow: every try after SQLITE_BUSY waits
+      # a jittered 0.2..0.6 ms. A pause that grows (SQLite's own handler
+      # sleeps up to 100 ms) puts a process that lost a few times behind the
+      # ones that did not, and under contention it starves; one that stays
+      # short keeps every waiting process in the race for the next free
+      # moment, and the jitter keeps them from retrying in step.
       class Connection
-        # The first pause after SQLITE_BUSY, and the most a pause grows to
-        # (seconds; each pause is jittered up to twice as long).
-        FIRST_PAUSE = 0.0005
-        LONGEST_PAUSE = 0.003
-        private_constant :FIRST_PAUSE, :LONGEST_PAUSE
+        # The shortest pause after SQLITE_BUSY, and how much longer a pause
+        # may be (seconds, uniformly jittered).
+        PAUSE = 0.0002
+        JITTER = 0.0004
+        private_constant :PAUSE, :JITTER
 
         # @return [SQLite3::Database]
         attr_reader :database
@@ -40,32 +47,25 @@ module LeaseMachines
           end
 
           # Runs the block, and again while it raises SQLite3::BusyException,
-          # sleeping a jittered 0.5..6 ms between tries, until `timeout_ms`
+          # sleeping a jittered 0.2..0.6 ms between tries, until `timeout_ms`
           # have passed since the first try (monotonic clock); then the last
           # BusyException is raised. The block must be safe to run again (a
           # statement that failed with SQLITE_BUSY changed nothing).
           # @return the block's value
           def patiently(timeout_ms)
             deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + (timeout_ms / 1000.0)
-            tries = 0
             begin
               yield
             rescue ::SQLite3::BusyException
               left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
               raise unless left.positive?
 
-              sleep([pause(tries), left].min)
-              tries += 1
+              sleep([PAUSE + (rand * JITTER), left].min)
               retry
             end
           end
 
           private
-
-          def pause(tries)
-            base = [FIRST_PAUSE * (1.5**tries), LONGEST_PAUSE].min
-            base + (rand * base)
-          end
 
           def configure(database, busy_timeout_ms, failures)
             database.busy_timeout = 0

@@ -1,0 +1,169 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Postgres < Store
+      # Waits for releases: one connection of its own per store and process,
+      # opened on the first wait, that LISTENs on the channel of every
+      # resource a thread waited for (and keeps listening, so a release
+      # between two waits is not missed). A release (and a force release)
+      # sends `pg_notify(channel, name)` in its own transaction, so a waiter
+      # hears of it only once it committed.
+      #
+      # Its own connection, never the store's: a wait blocks on it for up to
+      # its timeout, which would stall every other call of a store that
+      # serializes its connection, tie up a pool's connection, and cannot work
+      # behind a pooler in transaction mode (LISTEN needs a server session;
+      # pass `listen_url:` to point it at the server or a session-mode pool).
+      # In a forked child it opens its own, and silences the inherited one as
+      # {Connections::Owned} does.
+      #
+      # Threads: one at a time reads the connection (in slices, so that a
+      # thread waiting for another resource can add its LISTEN); every waiter
+      # is woken when a notification arrives and checks its own resource.
+      class Listener
+        # The longest a thread reads the connection before letting another
+        # thread add its LISTEN (seconds).
+        SLICE = 0.05
+        PREFIX = "lease_machines_"
+        private_constant :SLICE, :PREFIX
+
+        # The channel of a resource (the same as {CHANNEL_SQL} on the server).
+        def self.channel(name)
+          PREFIX + Digest::SHA256.hexdigest(name)[0, 40]
+        end
+
+        # @param connect [#call] opens the listening PG::Connection
+        def initialize(connect, failures)
+          @failures = failures
+          @io = Mutex.new # the connection and its set of channels
+          @lock = Mutex.new # @seen and @reader
+          @arrived = ConditionVariable.new
+          @seen = Hash.new(0) # name => releases heard (this process)
+          @reader = nil # the pid of the process one of whose threads reads the connection
+          @starting = 0 # threads waiting to add their LISTEN (no turn is taken meanwhile)
+          silence = ->((session, _channels)) { Connections::Owned.silence(session) }
+          @session = ProcessLocal.new(inherited: silence) do
+            [Session.new(connect.call), {}]
+          end
+        end
+
+        # @return [Boolean] true once a release of `name` was heard (one that
+        #   arrived since this process last read the connection counts too),
+        #   false when `seconds` passed without one
+        def await(name, seconds)
+          deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+          before = @lock.synchronize do
+            @starting += 1
+            @seen[name]
+          end
+          begin
+            @io.synchronize { start(name) }
+          ensure
+            @lock.synchronize do
+              @starting -= 1
+              @arrived.broadcast
+            end
+          end
+          loop do
+            slice = @lock.synchronize do
+              return true if @seen[name] > before
+
+              left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+              return false unless left.positive?
+
+              next take_turn(left) unless @reader == Process.pid || @starting.positive?
+
+              @arrived.wait(@lock, left)
+              nil
+            end
+            read(slice) if slice
+          end
+        end
+
+        # Closes this process's listening connection (the next wait opens a
+        # new one).
+        def close
+          @io.synchronize do
+            @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
+          end
+        end
+
+        private
+
+        # Listens on the resource's channel (once per connection), and counts
+        # what already arrived. A thread that reads the connection takes no
+        # new turn while one is waiting here, so none waits longer than a
+        # slice.
+        def start(name)
+          session, channels = connection
+          conn = session.connection
+          channel = Listener.channel(name)
+          unless channels[channel]
+            conn.exec("LISTEN #{conn.quote_ident(channel)}")
+            channels[channel] = true
+          end
+          conn.consume_input
+          collect(conn)
+        rescue PG::Error => e
+          drop
+          raise @failures.unavailable(e)
+        end
+
+        # (A child forked while a parent's thread was reading sees another
+        # pid here, and reads its own connection.)
+        def take_turn(left)
+          @reader = Process.pid
+          [left, SLICE].min
+        end
+
+        # Reads the connection for up to `slice` seconds, then lets the others
+        # look.
+        def read(slice)
+          @io.synchronize do
+            conn = connection.first.connection
+            conn.wait_for_notify(slice) { |_channel, _pid, payload| heard(payload) }
+            collect(conn)
+          end
+        rescue PG::Error => e
+          @io.synchronize { drop }
+          raise @failures.unavailable(e)
+        ensure
+          @lock.synchronize do
+            @reader = nil
+            @arrived.broadcast
+          end
+        end
+
+        # Every notification already read from the socket.
+        def collect(conn)
+          while (notification = conn.notifies)
+            heard(notification[:extra])
+          end
+        end
+
+        def heard(payload)
+          name = payload.dup.force_encoding(Encoding::UTF_8)
+          @lock.synchronize { @seen[name] += 1 }
+        end
+
+        def connection
+          pair = @session.current
+          session = pair.first
+          raise PG::ConnectionBad, "the listening connection is closed" if session.connection.finished?
+
+          pair
+        end
+
+        # Forgets a broken connection: the next wait opens a new one and
+        # listens again.
+        def drop
+          @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
+        rescue PG::Error
+          nil
+        end
+      end
+      private_constant :Listener
+    end
+  end
+end
