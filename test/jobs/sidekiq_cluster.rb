@@ -20,6 +20,7 @@ module LeaseMachines
   class SidekiqCluster
     ROOT = File.expand_path("../..", __dir__)
     APP = File.join(__dir__, "sidekiq_app.rb")
+    READY = /Booting Sidekiq|Sidekiq \S+ connecting to Redis/
     REDIS_PORT = Integer(ENV.fetch("LEASE_MACHINES_REDIS_PORT", "63799"))
 
     def self.redis_url
@@ -54,7 +55,8 @@ module LeaseMachines
                           out: log, err: log, chdir: ROOT)
       @pids << pid
       @logs << log
-      wait_for("sidekiq #{pid} to start") { File.read(log).include?("Booting Sidekiq") }
+      # Sidekiq 6 says "Booting Sidekiq", 7 and 8 "Sidekiq 7.3.2 connecting to Redis", once the app is loaded.
+      wait_for("sidekiq #{pid} to start") { File.read(log).match?(READY) }
       pid
     end
 

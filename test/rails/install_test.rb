@@ -35,7 +35,8 @@ module LeaseMachines
 
       @app.rails!("db:create") if database == "postgresql"
       @app.rails!("db:migrate")
-      @app.write("db/migrate/20990101000000_create_reports.rb", <<~RUBY)
+      # After the generator's migration, and not in the future (Rails 7.1 and later refuse that).
+      @app.write("db/migrate/#{(Time.now.utc + 1).strftime('%Y%m%d%H%M%S')}_create_reports.rb", <<~RUBY)
         class CreateReports < ActiveRecord::Migration[6.1]
           def change
             create_table :reports do |t|
