@@ -13,7 +13,7 @@ module Chaos
   class Plot
     WIDTH = 1000
     LEFT = 110
-    RIGHT = 20
+    RIGHT = 30
     PANEL = 110
     GAP = 22
     LANE = 13
