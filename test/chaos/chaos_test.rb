@@ -15,6 +15,7 @@ module LeaseMachines
   # whatever happens; without root the PostgreSQL runs fail with the reason.
   class ChaosTest < Minitest::Test
     RUN = { "WORKERS" => "4", "RESOURCES" => "2", "TTL" => "0.8", "FAULT_EVERY" => "0.4" }.freeze
+    STALE_WRITE = %i[token_went_down write_after_greater expired_lease_write].freeze
 
     Minitest.after_run { Chaos::Cluster.new(Chaos::Settings.new(ENV.to_h.merge("CHAOS_DIR" => Dir.tmpdir))).stop }
 
@@ -31,7 +32,7 @@ module LeaseMachines
     end
 
     def test_postgres_without_fences_the_checker_finds_stale_writes
-      assert_caught(run_chaos("postgres", "off", duration: 12))
+      assert_caught(run_chaos("postgres", "off", duration: 16))
     end
 
     private
@@ -60,13 +61,16 @@ module LeaseMachines
 
     def assert_clean(report)
       assert_ran(report)
-      assert_empty report.violations, "#{report.summary}\n#{report.details}"
+      assert_predicate report, :ok?, "#{report.summary}\n#{report.details}"
     end
 
+    # Violations, and only the kinds a stale write makes (the grants and the
+    # store's marks are right whether the writes are fenced or not).
     def assert_caught(report)
       assert_ran(report)
-      kinds = report.violations.map { |violation| violation[:kind] }
-      assert_includes kinds, :write_after_greater, "a stale write was accepted and caught:\n#{report.summary}"
+      refute_predicate report, :ok?, "stale writes were accepted and caught:\n#{report.summary}"
+      kinds = report.violations.map { |violation| violation[:kind] }.uniq
+      assert_empty kinds - STALE_WRITE, "#{report.summary}\n#{report.details}"
     end
   end
 end
