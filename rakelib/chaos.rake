@@ -6,7 +6,8 @@
 #   rake "chaos[postgres,6,4,600,1,on]"
 # Exits non-zero when the checker found a violation. The run's folder
 # (tmp/chaos/<engine>-<fenced|unfenced>-<seed>, or CHAOS_DIR) keeps the logs,
-# report.json and the plot (tokens.png).
+# the data (data.json), report.json and the plot (tokens.png); the run's own
+# PostgreSQL cluster is stopped at the end.
 desc "Fault-injection run: workers hold leases and write under a nemesis; the checker verifies the history"
 task :chaos, %i[engine workers resources duration seed fencing] => :compile do |_task, args|
   %w[engine workers resources duration seed fencing].each do |key|
@@ -16,7 +17,11 @@ task :chaos, %i[engine workers resources duration seed fencing] => :compile do |
   require_relative "../chaos/runner"
   require_relative "../chaos/plot"
   settings = Chaos::Settings.new(ENV)
-  report = Chaos::Runner.new(settings).run
+  report = begin
+    Chaos::Runner.new(settings).run
+  ensure
+    Chaos::Cluster.new(settings).stop # the run's own cluster; the data is kept in the run's folder
+  end
   puts report.details unless report.ok?
   plot = File.join(settings.dir, "tokens.png")
   Chaos::Plot.new(settings.dir).write(plot)
