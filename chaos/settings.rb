@@ -1,0 +1,115 @@
+# frozen_string_literal: true
+
+require "json"
+
+module Chaos
+  # One run's settings, read from the environment (`rake chaos ENGINE=...`)
+  # and checked once: every other part of the run takes them from here.
+  class Settings
+    ENGINES = %w[sqlite postgres].freeze
+    DEFAULTS = { "ENGINE" => "sqlite", "WORKERS" => "6", "RESOURCES" => "4", "DURATION" => "60",
+                 "FENCING" => "on", "TTL" => "0.8", "FAULT_EVERY" => "1.0" }.freeze
+
+    attr_reader :engine, :workers, :resources, :duration, :seed, :ttl, :fault_every, :dir, :pg_port
+
+    # @param env [Hash{String=>String}]
+    def initialize(env = ENV)
+      value = ->(key) { env.fetch(key, nil).to_s.empty? ? DEFAULTS[key] : env.fetch(key) }
+      @engine = choice("ENGINE", value.call("ENGINE"), ENGINES)
+      @workers = integer("WORKERS", value.call("WORKERS"), 2..32)
+      @resources = integer("RESOURCES", value.call("RESOURCES"), 1..16)
+      @duration = number("DURATION", value.call("DURATION"), 1..86_400)
+      @fencing = choice("FENCING", value.call("FENCING"), %w[on off]) == "on"
+      @ttl = number("TTL", value.call("TTL"), 0.2..30)
+      @fault_every = number("FAULT_EVERY", value.call("FAULT_EVERY"), 0.05..600)
+      places(env)
+    end
+
+    def fencing?
+      @fencing
+    end
+
+    def postgres?
+      @engine == "postgres"
+    end
+
+    # The resources whose protected data lives in the store's own database
+    # (guarded by a strict, bound fence); the others' data is in the other
+    # engine's database (a plain fence: the token is the only link).
+    def same_database?(resource_index)
+      resource_index.even?
+    end
+
+    def resource_names
+      Array.new(@resources) { |i| "chaos/r#{i}" }
+    end
+
+    def pg_dir
+      "/tmp/lm_chaos_pg_#{@pg_port}"
+    end
+
+    def pg_url(user: "postgres", host: "127.0.0.1", port: @pg_port, application: nil)
+      query = ["connect_timeout=2", "tcp_user_timeout=1500", "keepalives=1", "keepalives_idle=1",
+               "keepalives_interval=1", "keepalives_count=2"]
+      query << "application_name=#{application}" if application
+      "postgres://#{user}@#{host}:#{port}/lease_machines_chaos?#{query.join('&')}"
+    end
+
+    def sqlite_path
+      File.join(@dir, "chaos.sqlite3")
+    end
+
+    def to_h
+      { engine: @engine, workers: @workers, resources: @resources, duration: @duration, fencing: @fencing,
+        ttl: @ttl, fault_every: @fault_every, seed: @seed, dir: @dir, pg_port: @pg_port }
+    end
+
+    private
+
+    # The seed, the chaos cluster's port and the run's folder.
+    def places(env)
+      @seed = env.fetch("SEED", nil).to_s.empty? ? Random.new_seed % 1_000_000 : integer("SEED", env["SEED"], 0..(2**62))
+      @pg_port = integer("CHAOS_PG_PORT", env.fetch("CHAOS_PG_PORT", default_pg_port(env)), 1024..65_535)
+      @dir = env.fetch("CHAOS_DIR", nil).to_s.empty? ? default_dir : File.expand_path(env.fetch("CHAOS_DIR"))
+    end
+
+    # The chaos cluster's port: the test cluster's (DATABASE_URL) plus 17, so
+    # restarting it never restarts a cluster another checkout or test uses.
+    def default_pg_port(env)
+      base = env.fetch("DATABASE_URL", "")[%r{\A\w+://[^/]*:(\d+)}, 1] || env.fetch("LEASE_MACHINES_PG_PORT", "54329")
+      (Integer(base, 10) + 17).to_s
+    end
+
+    def default_dir
+      File.expand_path("../tmp/chaos/#{@engine}-#{@fencing ? 'fenced' : 'unfenced'}-#{@seed}", __dir__)
+    end
+
+    def choice(name, text, allowed)
+      return text if allowed.include?(text)
+
+      raise ArgumentError, "#{name} must be one of #{allowed.join(', ')}, got #{text.inspect}"
+    end
+
+    def integer(name, text, range)
+      value = Integer(text.to_s, 10)
+      raise ArgumentError, "#{name} must be in #{range}, got #{text.inspect}" unless range.cover?(value)
+
+      value
+    rescue ArgumentError, TypeError => e
+      raise if e.message.start_with?(name)
+
+      raise ArgumentError, "#{name} must be an integer in #{range}, got #{text.inspect}"
+    end
+
+    def number(name, text, range)
+      value = Float(text.to_s)
+      raise ArgumentError, "#{name} must be a number in #{range}, got #{text.inspect}" unless range.cover?(value)
+
+      value
+    rescue ArgumentError, TypeError => e
+      raise if e.message.start_with?(name)
+
+      raise ArgumentError, "#{name} must be a number in #{range}, got #{text.inspect}"
+    end
+  end
+end
