@@ -71,6 +71,20 @@ module LeaseMachines
       assert_the_fence_remembers(resource)
     end
 
+    # A fence on a URL guards again once its server is back, however many
+    # guards failed while it was down (pg finishes a connection whose reset
+    # failed: the fence opens a new one).
+    def test_a_fence_on_a_url_reconnects_after_the_server_was_down
+      resource = unique_name("outage")
+      guard_write(resource, 5)
+      cluster("stop")
+      2.times { assert_raises(StoreError) { guard_write(resource, 6) } }
+      cluster("start")
+
+      guard_write(resource, 6)
+      assert_equal ["by token 6", 6], [committed_body(resource), @fences.highest(resource)]
+    end
+
     # `pg_ctl stop -m immediate` ends the server without a shutdown
     # checkpoint, as a crash or a power cut would: the next start replays the
     # write-ahead log. A guard that returned had committed, so its mark is in

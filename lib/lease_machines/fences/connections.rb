@@ -40,8 +40,17 @@ module LeaseMachines
           @local = Stores::ProcessLocal.new(&)
         end
 
+        # A connection the driver gave up on (pg finishes one whose reset
+        # failed, while the server was down) is opened again.
         def with
-          @monitor.synchronize { yield @local.current.ready }
+          @monitor.synchronize do
+            session = @local.current
+            if session.respond_to?(:finished?) && session.finished?
+              @local.close { nil } # already closed by the driver
+              session = @local.current
+            end
+            yield session.ready
+          end
         end
 
         # @yieldparam session the session to close (only one this process opened)

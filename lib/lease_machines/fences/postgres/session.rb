@@ -194,6 +194,12 @@ module LeaseMachines
 
         public
 
+        # Whether the connection is closed for good (by the fence, or by pg
+        # after a reset that failed).
+        def finished?
+          @connection.finished?
+        end
+
         # Closes the connection (one the fence opened).
         def close
           @connection.finish unless @connection.finished?
