@@ -82,7 +82,8 @@ module LeaseMachines
     end
 
     def gemfile
-      driver = @database == "postgresql" ? %(gem "pg") : %(gem "sqlite3")
+      # sqlite3 in every app: a test gives a PostgreSQL app a SQLite lease store.
+      driver = @database == "postgresql" ? %(gem "pg"\ngem "sqlite3") : %(gem "sqlite3")
       <<~GEMFILE
         source "https://rubygems.org"
         gem "railties", "~> #{railties_version}"
