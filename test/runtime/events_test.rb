@@ -39,7 +39,10 @@ module LeaseMachines
     end
 
     def test_active_support_notifications_get_the_events_when_loaded
+      # As an application loads it (ActiveSupport 7.2's notifications need the
+      # rest of active_support first).
       output = run_ruby(<<~RUBY)
+        require "active_support"
         require "active_support/notifications"
         require "lease_machines/testing"
         ActiveSupport::Notifications.subscribe(/lease_machines/) { |name, *, payload| puts [name, payload[:status]].join(" ") }
