@@ -70,6 +70,20 @@ module LeaseMachines
       assert_equal 1, two.acquire(owner: 2, ttl: 30).lease.token
     end
 
+    def test_await_handover_checks_its_arguments_as_every_store_does
+      store = Stores::Memory.new
+      assert_raises(TypeError) { store.await_handover(:nightly, 1) }
+      error = assert_raises(ArgumentError) { store.await_handover("nightly", -1) }
+      assert_match(/seconds must be non-negative and finite, got -1/, error.message)
+      assert_raises(TypeError) { store.await_handover("nightly", "1") }
+    end
+
+    def test_a_store_with_signing_keys_gives_leases_their_proof
+      key = "a signing key of thirty-two bytes!"
+      lease = Stores::Memory.new(signing_keys: [key]).authority("nightly").acquire(owner: 1, ttl: 30).lease
+      assert_equal Signing::Keys.from([key]).sign("nightly", lease.token), lease.proof
+    end
+
     def test_await_handover_returns_true_on_a_release_and_false_on_timeout
       clock = Testing::Clock.new
       store = Stores::Memory.new(clock: clock)

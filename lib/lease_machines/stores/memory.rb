@@ -25,8 +25,10 @@ module LeaseMachines
 
       # @param database [Database] the rows (a new, empty one by default)
       # @param clock [#now_ns, #wait] used only when `database` is not given
-      def initialize(database: nil, clock: WallClock, before_commit: nil)
-        super(before_commit: before_commit)
+      # @param signing_keys [Array<String>, nil] as the durable stores' (granted
+      #   leases carry their token's proof)
+      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys)
         unless database.nil? || database.is_a?(Database)
           raise TypeError, "database must be a LeaseMachines::Stores::Memory::Database, got #{database.inspect}"
         end
@@ -50,12 +52,6 @@ module LeaseMachines
         nil
       end
 
-      # Waits until `name`'s lease is released (true) or `seconds` pass on the
-      # store clock (false).
-      def await_handover(name, seconds)
-        @database.await_release(Stores.resource_name(name), seconds)
-      end
-
       # @api private
       def transaction(&)
         @database.transaction(&)
@@ -72,6 +68,13 @@ module LeaseMachines
       alias to_s inspect
 
       private
+
+      # {Store#await_handover} (which checks the arguments): waits until
+      # `name`'s lease is released (true) or `seconds` pass on the store
+      # clock (false).
+      def handover_wait(name, seconds)
+        @database.await_release(name, seconds)
+      end
 
       def read_status(name)
         row, clock = @database.read(name)
