@@ -99,11 +99,14 @@ module LeaseMachines
     def without_gc_stress
       return yield unless GC_STRESS
 
+      # Restores what it found, so that a nested call (a block run unstressed
+      # that itself parses unstressed) does not switch stress back on early.
+      stressed = GC.stress
       GC.stress = false
       begin
         yield
       ensure
-        GC.stress = true
+        GC.stress = stressed
       end
     end
 

@@ -50,6 +50,10 @@ module LeaseMachines
       def annotations = code.count { |source| source.match?(ANNOTATION) }
 
       def test_name = :"test_#{File.basename(document).downcase.gsub(/[^a-z0-9]+/, "_")}_block_at_line_#{line}"
+
+      # Whether the block opens a durable store or fence (a database, files,
+      # child processes).
+      def durable? = code.any? { |source| source.match?(/\b(Stores|Fences)::(SQLite|Postgres|MySQL)\b/) }
     end
 
     # A fresh top-level scope on every call: `self` is main, constants resolve
@@ -150,6 +154,12 @@ module LeaseMachines
       define_method(block.test_name) do
         if block.marker == :norun
           assert Ripper.sexp(block.code.join("\n")), "#{block.where(block.line)}: the block does not parse"
+        elsif block.durable?
+          # As the store suites do: under GC.stress a block that opens a
+          # durable store (forking children, which inherit the stress, or
+          # renewing from the runtime's thread) takes many minutes; the
+          # in-memory blocks stay stressed.
+          without_gc_stress { run_block(block) }
         else
           run_block(block)
         end
