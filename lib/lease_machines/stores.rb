@@ -54,6 +54,7 @@ module LeaseMachines
 end
 
 require_relative "stores/resource_name"
+require_relative "stores/connection_kind"
 require_relative "stores/commit"
 require_relative "stores/status"
 require_relative "stores/failures"

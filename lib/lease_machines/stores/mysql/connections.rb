@@ -14,31 +14,16 @@ module LeaseMachines
           def close; end
         end
 
-        class << self
-          # @return the source for the store's `connection` argument
-          def for(connection)
-            case connection
-            when String then Owned.new(connection)
-            when Mysql2::Client then Shared.new(connection)
-            else other(connection)
-            end
-          end
-
-          private
-
-          def other(connection)
-            if connection.is_a?(Class) && connection.respond_to?(:connection_pool)
-              ActiveRecordPool.new(connection.connection_pool)
-            elsif connection.respond_to?(:with_connection) && connection.respond_to?(:checkout)
-              ActiveRecordPool.new(connection)
-            elsif connection.respond_to?(:raw_connection) && connection.respond_to?(:transaction_open?)
-              ActiveRecordConnection.new(connection)
-            elsif connection.respond_to?(:with)
-              Pool.new(connection)
-            else
-              raise TypeError, "connection must be a Mysql2::Client, a mysql2:// URL String, a pool responding to " \
-                               "#with, an ActiveRecord connection or ActiveRecord::Base, got #{connection.inspect}"
-            end
+        # @return the source for the store's `connection` argument
+        def self.for(connection)
+          kind, target = ConnectionKind.of(connection, driver: Mysql2::Client,
+                                                       expected: "a Mysql2::Client, a mysql2:// URL String")
+          case kind
+          when :url then Owned.new(target)
+          when :driver then Shared.new(target)
+          when :active_record_pool then ActiveRecordPool.new(target)
+          when :active_record_connection then ActiveRecordConnection.new(target)
+          else Pool.new(target)
           end
         end
       end

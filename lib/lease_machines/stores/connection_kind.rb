@@ -1,0 +1,44 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    # What kind of `connection` argument a server store was given, the same
+    # rule for every engine: a URL String, the engine's own driver
+    # connection, ActiveRecord (a model class, a connection pool, or one
+    # connection), or any pool responding to `#with`. Each engine maps the
+    # kind to its own source of connections (its `Connections.for`).
+    module ConnectionKind
+      # @param driver [Class] the engine's driver connection class
+      # @param expected [String] how the message names the engine's own kinds
+      # @return [Array(Symbol, Object)] the kind (:url, :driver,
+      #   :active_record_pool, :active_record_connection, :pool) and what the
+      #   source wraps
+      # @raise [TypeError] for anything else
+      def self.of(connection, driver:, expected:)
+        return [:url, connection] if connection.is_a?(String)
+        return [:driver, connection] if connection.is_a?(driver)
+
+        active_record(connection) || pool(connection, expected)
+      end
+
+      # ActiveRecord: a model class (its pool), a pool, or one connection.
+      def self.active_record(connection)
+        if connection.is_a?(Class) && connection.respond_to?(:connection_pool)
+          [:active_record_pool, connection.connection_pool]
+        elsif connection.respond_to?(:with_connection) && connection.respond_to?(:checkout)
+          [:active_record_pool, connection]
+        elsif connection.respond_to?(:raw_connection) && connection.respond_to?(:transaction_open?)
+          [:active_record_connection, connection]
+        end
+      end
+
+      def self.pool(connection, expected)
+        return [:pool, connection] if connection.respond_to?(:with)
+
+        raise TypeError, "connection must be #{expected}, a pool responding to #with, an ActiveRecord connection " \
+                         "or ActiveRecord::Base, got #{connection.inspect}"
+      end
+      private_class_method :active_record, :pool
+    end
+  end
+end
