@@ -60,6 +60,7 @@
 
 mod authority;
 mod checkpoint;
+mod contention;
 mod decision;
 mod fence;
 mod holder;
@@ -70,6 +71,7 @@ mod proof;
 
 pub use authority::{ClockPolicy, LeaseAuthority};
 pub use checkpoint::{Checkpoint, CheckpointError, FlatCheckpoint};
+pub use contention::{Contention, RequestKind};
 pub use core::time::Duration;
 pub use decision::{Decision, Lease, Rejection};
 pub use fence::Fence;

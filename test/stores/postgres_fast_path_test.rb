@@ -33,7 +33,9 @@ module LeaseMachines
       @admin.exec_params("UPDATE lease_machines_resources SET last_issued = 2, lease_owner = 9, lease_token = 2, " \
                          "lease_expires_at_ns = 100000000000, observed_ns = 2000000000 WHERE name = $1", [name])
       backend = conn.backend_pid # the store's own connection: it was given this one
-      caller = Thread.new { store.authority(name).acquire(owner: 2, now: 3, ttl: 1) }
+      # A reacquire waits for another decision's write (a plain acquire would
+      # be refused at once: see the contention tests below).
+      caller = Thread.new { store.authority(name).reacquire(owner: 2, now: 3, ttl: 1) }
       # The call read the committed row (owner 1, expired at 2 s), decided to
       # grant token 2, and now waits for the row lock to write it.
       wait_for { activity(backend, "wait_event_type") == "Lock" }
@@ -43,6 +45,51 @@ module LeaseMachines
       assert_equal 9, checkpoint.lease.owner
       assert_equal 2, checkpoint.last_issued
       assert_equal 2 * Stores::NANOS_PER_SECOND, checkpoint.observed_ns, "a refusal within the winner's lease writes nothing"
+    end
+
+    # Another decision's write of the row, not yet committed (here an
+    # operator's transaction holding the row lock): a plain acquire that
+    # would be granted is refused at once and writes nothing, where waiting
+    # would cost that commit's flush (Native::Request#on_contention).
+    def test_an_acquire_that_meets_another_write_is_refused_at_once
+      [nil, 30.0].each do |lock_timeout|
+        name = unique_name("contended")
+        store = store_on(connection, lock_timeout: lock_timeout)
+        store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
+        before = store.authority(name).checkpoint
+        @admin.exec("BEGIN")
+        @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+        # The lease expired at 2 s: at 3 s the acquire is decided as a grant.
+        caller = Thread.new { store.authority(name).acquire(owner: 2, now: 3, ttl: 1) }
+        answered = caller.join(10)
+        @admin.exec("ROLLBACK")
+        assert answered, "the acquire waited for the other write (lock_timeout #{lock_timeout.inspect})"
+        assert_equal Decision.rejected(:occupied), caller.value, "lock_timeout #{lock_timeout.inspect}"
+        assert_equal before, store.authority(name).checkpoint, "the refusal wrote nothing"
+        assert_equal 2, store.authority(name).acquire(owner: 2, now: 3, ttl: 1).lease.token,
+                     "once the other write is gone, the same acquire is granted"
+      end
+    end
+
+    # The holder's requests (and a reacquire) wait for the other write and
+    # then decide on what it left: a spurious refusal would tell the holder it
+    # had lost the lease.
+    def test_a_holders_requests_wait_for_another_write
+      [->(authority) { authority.renew(owner: 1, token: 1, now: 2, ttl: 10) },
+       ->(authority) { authority.release(owner: 1, token: 1, now: 2) },
+       ->(authority) { authority.reacquire(owner: 1, now: 2, ttl: 10) }].each do |request|
+        name = unique_name("contended-holder")
+        conn = connection
+        store = store_on(conn)
+        store.authority(name).acquire(owner: 1, now: 1, ttl: 10)
+        @admin.exec("BEGIN")
+        @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+        backend = conn.backend_pid
+        caller = Thread.new { request.call(store.authority(name)) }
+        wait_for { activity(backend, "wait_event_type") == "Lock" }
+        @admin.exec("ROLLBACK")
+        refute_predicate caller.value, :rejected?
+      end
     end
 
     def test_a_backend_terminated_during_the_write_is_an_uncertain_outcome
@@ -91,13 +138,14 @@ module LeaseMachines
       authority = store.authority(unique_name("prepared"))
       assert_predicate store, :prepared_statements?
       authority.acquire(owner: 1, now: 1, ttl: 1)
-      assert_equal 4, prepared(conn).size, "read, compare-and-set, create and a release's compare-and-set"
+      assert_equal 6, prepared(conn).size, "read, clock, compare-and-set, a grant's compare-and-set, create " \
+                                           "and a release's compare-and-set"
       conn.exec("DEALLOCATE ALL") # what a pooler's DISCARD ALL does behind the store's back
       assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token
-      assert_equal 4, prepared(conn).size
+      assert_equal 6, prepared(conn).size
       conn.reset # a new backend, the same connection object
       assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token
-      assert_equal 4, prepared(conn).size
+      assert_equal 6, prepared(conn).size
     end
 
     def test_without_prepared_statements_nothing_is_prepared

@@ -12,6 +12,7 @@
 //! request = Native::Request.release(owner, token, now)
 //! decision, columns = request.decide(name, columns, clock_ns)
 //! request.grant?                                         # acquire or reacquire
+//! request.on_contention                                  # Decision (refuse at once) or nil (wait)
 //! ```
 //!
 //! A store's timeline is whole nanoseconds since the Unix epoch: `now` and
@@ -20,7 +21,10 @@
 
 use core::time::Duration;
 
-use lease_machines::{must_store, ClockPolicy, Decision, FencingToken, LeaseAuthority, OwnerId};
+use lease_machines::{
+    must_store, ClockPolicy, Contention, Decision, FencingToken, LeaseAuthority, OwnerId,
+    RequestKind,
+};
 use magnus::{function, method, prelude::*, Error, RArray, RModule, Ruby, Value};
 
 use crate::{
@@ -162,6 +166,24 @@ impl Request {
         )
     }
 
+    /// `request.on_contention`: what to answer, decided as a grant on the row
+    /// it read, when the row is locked by another decision's uncommitted
+    /// write: the rejection to answer at once (a `Decision`), or `nil` to
+    /// wait for that commit and decide again (the core's
+    /// `RequestKind::on_contention`).
+    fn on_contention(ruby: &Ruby, rb_self: &Self) -> Result<Value, Error> {
+        let kind = match rb_self.operation {
+            Operation::Acquire(_) => RequestKind::Acquire,
+            Operation::Reacquire(_) => RequestKind::Reacquire,
+            Operation::Renew(..) => RequestKind::Renew,
+            Operation::Release(_) => RequestKind::Release,
+        };
+        match kind.on_contention() {
+            Contention::Refuse(rejection) => decision::value(ruby, Decision::Rejected(rejection)),
+            Contention::Wait => Ok(ruby.qnil().as_value()),
+        }
+    }
+
     /// `request.decide(name, columns, clock_ns)`: restores the authority from
     /// the row (`nil`: a resource with no row; `name` only names it in a
     /// `StoreError` about a bad row) with the `:clamp` clock policy and the
@@ -212,5 +234,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_singleton_method("release", function!(Request::release, 3))?;
     class.define_method("decide", method!(Request::decide, 3))?;
     class.define_method("grant?", method!(Request::is_grant, 0))?;
+    class.define_method("on_contention", method!(Request::on_contention, 0))?;
     Ok(())
 }

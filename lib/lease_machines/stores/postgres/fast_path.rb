@@ -12,7 +12,9 @@ module LeaseMachines
       # second writes the new row with a compare-and-set, which lands only on
       # the row the decision was made on (see the class comment of Postgres).
       # When another decision got there first, nothing is written and the call
-      # reads and decides again.
+      # reads and decides again. A plain acquire that would be granted does
+      # not wait for another decision's uncommitted write of the row: it is
+      # refused at once (Native::Request#on_contention, decided in the core).
       class FastPath
         WRITE = "the write (which commits the decision)"
 
@@ -29,8 +31,11 @@ module LeaseMachines
             MAX_ATTEMPTS.times do
               values = read(session, name)
               columns = values.first(5) unless values.fetch(4).nil?
-              decision, after = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
-              return decision if after.nil? || write(session, name, columns, after, notify: decision.released?)
+              decided = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
+              return decided.first if decided.last.nil?
+
+              answer = commit(session, name, request, columns, decided)
+              return answer if answer
             end
             raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
                                     "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
@@ -39,9 +44,28 @@ module LeaseMachines
 
         private
 
-        # The row and the clock, in one autocommit statement (nothing is written).
+        # Writes a decision (`decided`: the decision and the row to write).
+        # @return [Decision, nil] the decision once written, the request's
+        #   refusal when a grant met another decision's write of the row, or
+        #   nil when the row is no longer what was read
+        def commit(session, name, request, before, decided)
+          decision, after = decided
+          refusal = request.on_contention if before && decision.granted?
+          unless refusal
+            return write(session, name, before, after, notify: decision.released?) ? decision : nil
+          end
+
+          case claim(session, name, before, after)
+          when :written then decision
+          when :contended then refusal
+          end
+        end
+
+        # The row and the clock, in one autocommit statement (nothing is
+        # written); for a resource with no row yet, NULLs and the clock.
         def read(session, name)
-          values = @statements.run(session, READ_SQL, [name], bounded: false).values.first
+          values = @statements.run(session, READ_SQL, [name], bounded: false).values.first ||
+                   @statements.run(session, CLOCK_SQL, [], bounded: false).values.first
           return values if values
 
           raise @failures.problem("reading resource #{name.inspect} returned no row")
@@ -67,6 +91,24 @@ module LeaseMachines
             raise unless session.idle?
 
             false # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
+          end
+        end
+
+        # A grant's compare-and-set that skips a row another decision is
+        # writing. @return [Symbol, nil] :written, :contended (the row was
+        # locked by another write: nothing written), or nil (the row is no
+        # longer what was read)
+        def claim(session, name, before, after)
+          @failures.committing(WRITE, session) do
+            locked, written = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
+                                         .values.first
+            if written == "1" then :written
+            elsif locked == "0" then :contended
+            end
+          rescue PG::TRSerializationFailure
+            raise unless session.idle?
+
+            nil # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
           end
         end
       end

@@ -15,7 +15,7 @@ module LeaseMachines
       class PreparedStatements
         # Looked up by identity: every call passes one of these frozen
         # constants, and hashing a statement's text on every call costs more.
-        NAMES = [READ_SQL, CAS_SQL, CREATE_SQL, CAS_NOTIFY_SQL]
+        NAMES = [READ_SQL, CLOCK_SQL, CAS_SQL, CAS_UNLESS_LOCKED_SQL, CREATE_SQL, CAS_NOTIFY_SQL]
                 .to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.compare_by_identity.freeze
         SESSIONS = ObjectSpace::WeakMap.new
 
@@ -33,18 +33,25 @@ module LeaseMachines
           @settings = [false, true].to_h { |bounded| [bounded, settings(bounded)] }.freeze
         end
 
-        # Runs one of the fast path's statements. @return [PG::Result]
+        # Every value read as a String, whatever type map the connection's
+        # owner installed (ActiveRecord installs one).
+        AS_TEXT = PG::TypeMapAllStrings.new.freeze
+
+        # Runs one of the fast path's statements. @return [PG::Result], its
+        #   values Strings (or nil)
         def run(session, sql, params, bounded:)
           conn = session.connection
           fresh = @prepared && ready(conn)
           settings = @settings.fetch(bounded)
-          if settings
-            conn.exec("#{settings}#{inline(conn, sql, params)}")
-          elsif @prepared
-            conn.exec_prepared(NAMES.fetch(sql), params)
-          else
-            conn.exec_params(sql, params)
-          end
+          result = if settings
+                     conn.exec("#{settings}#{inline(conn, sql, params)}")
+                   elsif @prepared
+                     conn.exec_prepared(NAMES.fetch(sql), params)
+                   else
+                     conn.exec_params(sql, params)
+                   end
+          result.type_map = AS_TEXT
+          result
         rescue PG::InvalidSqlStatementName => e
           if fresh || !session.idle?
             raise @failures.problem("#{@failures.summary(e)}: the connection lost this store's prepared statements " \
@@ -107,7 +114,7 @@ module LeaseMachines
               raise Failures.internal("parameter #{index + 1} is not a decimal: #{value.inspect}")
             end
           end
-          return "EXECUTE #{NAMES.fetch(sql)}(#{literals.join(', ')})" if @prepared
+          return "EXECUTE #{NAMES.fetch(sql)}#{"(#{literals.join(', ')})" unless literals.empty?}" if @prepared
 
           sql.gsub(/\$(\d+)/) { literals.fetch(Integer(Regexp.last_match(1), 10) - 1) }
         end
