@@ -35,6 +35,13 @@ module LeaseMachines
       refute_predicate Native::Request.release(1, 1, nil), :grant?
     end
 
+    def test_only_a_plain_acquire_is_refused_at_once_when_it_meets_another_write
+      assert_same Decision.rejected(:occupied), Native::Request.acquire(1, nil, 1).on_contention
+      assert_nil Native::Request.reacquire(1, nil, 1).on_contention
+      assert_nil Native::Request.renew(1, 1, nil, 1).on_contention
+      assert_nil Native::Request.release(1, 1, nil).on_contention
+    end
+
     def test_a_first_grant_on_a_resource_with_no_row
       decision, after = decide(nil, :acquire, owner: 7)
       assert_equal Decision.new(status: :granted, lease: Lease.exact(owner: 7, token: 1, expires_at_ns: 15 * SECOND)),
@@ -221,7 +228,7 @@ module LeaseMachines
       assert_error(TypeError, "allocator undefined for LeaseMachines::Native::Request") { Native::Request.new }
       assert_raises(TypeError) { Native::Request.allocate }
       assert_raises(FrozenError) { request.instance_variable_set(:@now, 1) }
-      assert_empty Native::Request.instance_methods(false) - %i[decide grant?]
+      assert_empty Native::Request.instance_methods(false) - %i[decide grant? on_contention]
     end
 
     def test_a_request_decides_again_the_same_way_for_a_retry
