@@ -88,6 +88,24 @@ module Bench
     Rounds.new(ips)
   end
 
+  # Interleaved, call by call: `calls` times, each operation once, in a new
+  # random order every time, each call timed alone. For operations whose cost
+  # drifts with the machine from one second to the next (a disk's commit
+  # flush), so that every operation and its baseline meet the same drift.
+  # Returns { label => [seconds per call, ...] }.
+  def interleaved(operations, calls, seed: 1)
+    random = Random.new(seed)
+    times = operations.keys.to_h { |label| [label, []] }
+    calls.times do
+      operations.to_a.shuffle(random: random).each do |label, operation|
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        operation.call
+        times[label] << (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
+      end
+    end
+    times
+  end
+
   def median(values)
     sorted = values.sort
     mid = sorted.size / 2

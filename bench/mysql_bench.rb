@@ -14,6 +14,12 @@
 # (innodb_flush_log_at_trx_commit = 1): every commit waits for the redo log on
 # disk, for the floor as for the store.
 #
+# Measured twice: one entry at a time (benchmark-ips rounds, the other
+# benchmarks' way), and interleaved call by call (each operation once, in a
+# shuffled order, MYSQL_BENCH_CALLS times), where the targets are taken: a
+# commit's flush here drifts from 0.1 to 3 ms from one second to the next, so
+# only calls that alternate with the floor's meet the same disk.
+#
 # Run: MYSQL_URL=$(script/mysql start) ruby bench/mysql_bench.rb
 
 require "securerandom"
@@ -42,66 +48,85 @@ floor = lambda do
 end
 
 start = Process.clock_gettime(Process::CLOCK_REALTIME).floor
-loops = {}
-loops["floor"] = ->(n) { n.times { floor.call } }
+# One call of each operation; the rounds below run each n times in a row, the
+# interleaved measurement one call at a time in a shuffled order.
+calls = { "floor" => floor }
 
 granting = store.authority("bench-acquire")
 granting_now = start
-loops["acquire granted"] = ->(n) { n.times { granting.acquire(owner: 1, ttl: 1, now: granting_now += 10) } }
+calls["acquire granted"] = -> { granting.acquire(owner: 1, ttl: 1, now: granting_now += 10) }
 
 renewing = store.authority("bench-renew")
 renew_token = renewing.acquire(owner: 1, ttl: 1_000_000, now: start).lease.token
 renewing_now = start
-loops["renew granted"] = lambda do |n|
-  n.times { renewing.renew(owner: 1, token: renew_token, ttl: 1_000_000, now: renewing_now += 1) }
-end
+calls["renew granted"] = -> { renewing.renew(owner: 1, token: renew_token, ttl: 1_000_000, now: renewing_now += 1) }
 
 pairing = store.authority("bench-pair")
 pairing_now = start
-loops["acquire+release granted"] = lambda do |n|
-  n.times do
-    token = pairing.acquire(owner: 1, ttl: 1, now: pairing_now += 10).lease.token
-    pairing.release(owner: 1, token: token, now: pairing_now)
-  end
+calls["acquire+release granted"] = lambda do
+  token = pairing.acquire(owner: 1, ttl: 1, now: pairing_now += 10).lease.token
+  pairing.release(owner: 1, token: token, now: pairing_now)
 end
 
 locking = locked.authority("bench-locked")
 locking_now = start
-loops["acquire granted, locked transaction (SELECT ... FOR UPDATE)"] = lambda do |n|
-  n.times { locking.acquire(owner: 1, ttl: 1, now: locking_now += 10) }
+calls["acquire granted, locked transaction (SELECT ... FOR UPDATE)"] = lambda do
+  locking.acquire(owner: 1, ttl: 1, now: locking_now += 10)
 end
 
 occupied = store.authority("bench-occupied")
 occupied.acquire(owner: 1, ttl: 1_000_000, now: start)
-loops["acquire rejected"] = ->(n) { n.times { occupied.acquire(owner: 2, ttl: 1, now: start) } }
+calls["acquire rejected"] = -> { occupied.acquire(owner: 2, ttl: 1, now: start) }
+
+loops = calls.transform_values { |call| ->(n) { n.times { call.call } } }
+# Transactions per call: acquire+release is two, compared with two floors.
+TRANSACTIONS = { "acquire granted" => 1, "renew granted" => 1, "acquire+release granted" => 2, "acquire rejected" => 1,
+                 "acquire granted, locked transaction (SELECT ... FOR UPDATE)" => 1 }.freeze
+INTERLEAVED_CALLS = Integer(ENV.fetch("MYSQL_BENCH_CALLS", "1500"))
 
 puts "machine: #{Bench.machine}"
 Bench.heading("MySQL store decisions against a bare one-row UPDATE transaction (#{Bench.settings})")
 begin
   rounds = Bench.group { |x| loops.each { |label, body| x.report(label, &body) } }
+  engine = "MariaDB/MySQL #{version}"
+  rows = [["#{engine}: floor (START TRANSACTION, UPDATE one row, COMMIT)",
+           format("%.0f", rounds.ns("floor") / 1000), "", ""]]
+  TRANSACTIONS.each do |label, transactions|
+    ratio = rounds.time_ratio(label, "floor") / transactions
+    rows << ["#{engine}: #{label}", format("%.0f", rounds.ns(label) / 1000),
+             format("%.0f", 1e9 / rounds.ns(label) * transactions), Bench.ratio(ratio)]
+  end
+  puts
+  puts "one entry at a time (benchmark-ips rounds):"
+  Bench.table(["operation", "us per call", "decisions/s", "per transaction vs floor"], rows)
+
+  times = Bench.interleaved(calls, INTERLEAVED_CALLS)
   checks = [granting.acquire(owner: 1, ttl: 1, now: start + 10_000_000).granted?,
             occupied.acquire(owner: 2, ttl: 1, now: 1).reason == :occupied,
             locking.acquire(owner: 1, ttl: 1, now: start + 10_000_000).granted?]
   checks.all? || abort("a timed loop left the path it claims to measure (#{checks.inspect})")
-  engine = "MariaDB/MySQL #{version}"
-  rows = [["#{engine}: floor (START TRANSACTION, UPDATE one row, COMMIT)",
-           format("%.0f", rounds.ns("floor") / 1000), "", ""]]
+  mean = ->(label) { times.fetch(label).sum / times.fetch(label).size }
+  p50 = ->(label) { Bench.median(times.fetch(label)) }
+  rows = [["#{engine}: floor", format("%.0f", mean.call("floor") * 1e6), format("%.0f", p50.call("floor") * 1e6), "", ""]]
   targets = []
-  { "acquire granted" => 1, "renew granted" => 1, "acquire+release granted" => 2, "acquire rejected" => 1,
-    "acquire granted, locked transaction (SELECT ... FOR UPDATE)" => 1 }.each do |label, transactions|
-    ratio = rounds.time_ratio(label, "floor") / transactions
-    rows << ["#{engine}: #{label}", format("%.0f", rounds.ns(label) / 1000),
-             format("%.0f", 1e9 / rounds.ns(label) * transactions), Bench.ratio(ratio)]
-    next if label.include?("rejected") || label.include?("locked")
-
-    targets << ["MySQL #{label.sub(' granted', '')}", ratio]
+  TRANSACTIONS.each do |label, transactions|
+    by_mean = mean.call(label) / mean.call("floor") / transactions
+    by_p50 = p50.call(label) / p50.call("floor") / transactions
+    rows << ["#{engine}: #{label}", format("%.0f", mean.call(label) * 1e6), format("%.0f", p50.call(label) * 1e6),
+             Bench.ratio(by_mean), Bench.ratio(by_p50)]
+    targets << ["MySQL #{label.sub(' granted', '')}", by_mean, by_p50] unless label.match?(/rejected|locked/)
   end
   puts
-  Bench.table(["operation", "us per call", "decisions/s", "per transaction vs floor"], rows)
+  puts "interleaved call by call (#{INTERLEAVED_CALLS} calls of each, shuffled every time, each call timed alone):"
+  Bench.table(["operation", "mean us", "p50 us", "mean vs floor", "p50 vs floor"], rows)
   puts
-  puts "per transaction vs floor: time / floor time, per round, median; acquire+release is two transactions, " \
-       "compared with two floors. acquire rejected writes nothing."
-  targets.each { |text, ratio| Bench.target("#{text} within 1.5x of the floor", ratio, ratio <= 1.5) }
+  puts "per transaction vs floor: acquire+release is two transactions, compared with two floors. acquire rejected " \
+       "writes nothing. The targets are taken on the interleaved means: a caller's time per decision over the run, " \
+       "next to the floor's over the same seconds (commit flushes drift from one second to the next, and a round " \
+       "of one entry meets other flushes than the floor's round)."
+  targets.each do |text, by_mean, by_p50|
+    Bench.target("#{text} within 1.5x of the floor (mean; p50 #{Bench.ratio(by_p50)})", by_mean, by_mean <= 1.5)
+  end
 ensure
   client.close
   admin.query("DROP DATABASE IF EXISTS #{database}")
