@@ -20,7 +20,7 @@ module LeaseMachines
             conn = session.connection
             return if conn.finished?
 
-            IO.for_fd(conn.socket, autoclose: false).reopen(File::NULL)
+            conn.socket_io.reopen(File::NULL)
           rescue PG::Error, SystemCallError, IOError
             nil # no socket left to silence
           end
