@@ -2,10 +2,13 @@
 
 # The Debian version matrix (script/matrix): the Ruby suite against the Ruby,
 # ActiveRecord, sqlite3, pg and PostgreSQL of bookworm (this host), trixie and
-# sid, the last two in chroots under tmp/matrix/ built on first use. Needs root.
+# sid, the last two in chroots under tmp/matrix/ built on first use, and the
+# MySQL suites against sid's MySQL 9 (mysql9). Needs root.
 #
-#   rake matrix            all three; fails if any fails
+#   rake matrix            all four; fails if any fails
 #   rake matrix:trixie     one
+#   rake matrix:mysql9     the MySQL suites against sid's MySQL 9 (mysql-server) in a
+#                          root of its own, from the sid root's Ruby and mysql2
 #   rake matrix:arm64      the aarch64-linux gem in an arm64 root under qemu: its
 #                          smoke test, then every test file that needs no server
 #
@@ -27,7 +30,10 @@ end
 namespace :matrix do
   desc "Smoke-test the cross-compiled aarch64-linux gem under qemu, then run every test needing no server there"
   task(:arm64) { sh MATRIX_SCRIPT, "arm64" }
+
+  desc "Run the MySQL suites (rake test:mysql) against sid's MySQL 9, from the sid chroot's Ruby and mysql2"
+  task(:mysql9) { sh MATRIX_SCRIPT, "mysql9" }
 end
 
-desc "Run the Ruby suite on bookworm, trixie and sid (script/matrix all)"
+desc "Run the Ruby suite on bookworm, trixie and sid, and the MySQL suites on MySQL 9 (script/matrix all)"
 task(:matrix) { sh MATRIX_SCRIPT, "all" }
