@@ -2,6 +2,7 @@
 
 require_relative "store_helper"
 require "lease_machines/stores/postgres"
+require "delegate"
 
 module LeaseMachines
   # The PostgreSQL store without a before_commit hook: read, decide, and a
@@ -69,6 +70,41 @@ module LeaseMachines
         assert_equal 2, store.authority(name).acquire(owner: 2, now: 3, ttl: 1).lease.token,
                      "once the other write is gone, the same acquire is granted"
       end
+    end
+
+    # A request that runs a hook once, right after its first decision: here
+    # another decision commits between the store's read and its write.
+    class AfterFirstDecision < SimpleDelegator
+      def initialize(request, &hook)
+        super(request)
+        @hook = hook
+      end
+
+      def decide(...)
+        __getobj__.decide(...).tap do
+          hook = @hook
+          @hook = nil
+          hook&.call
+        end
+      end
+    end
+
+    # The other decision committed after the read and before the grant's
+    # write: that is no contention, the acquire decides again on the new row
+    # (here a free one, so it is granted, with the next token).
+    def test_an_acquire_whose_row_changed_before_its_write_decides_again
+      name = unique_name("changed")
+      store = store_on(connection)
+      store.authority(name).acquire(owner: 1, now: 1, ttl: 1)
+      request = AfterFirstDecision.new(Native::Request.acquire(2, 3, 1)) do
+        @admin.exec_params("UPDATE lease_machines_resources SET last_issued = 5, lease_owner = NULL, " \
+                           "lease_token = NULL, lease_expires_at_ns = NULL, observed_ns = 2000000000 WHERE name = $1",
+                           [name])
+      end
+      decision = store.decide(name, request)
+      assert_predicate decision, :granted?
+      assert_equal 6, decision.lease.token, "decided again on the row that changed"
+      assert_equal 6, store.authority(name).checkpoint.last_issued
     end
 
     # The holder's requests (and a reacquire) wait for the other write and
@@ -230,8 +266,14 @@ module LeaseMachines
       authority = Stores::Postgres.new(url).authority(name)
       rng = Random.new(owner)
       token = nil
+      versions = PG.connect(@url)
       File.open(report_path, "w") do |report|
-        1500.times do
+        # Until the row has enough committed versions (most calls are
+        # refusals, which write nothing), at most 6,000 calls.
+        6000.times do |call|
+          break if (call % 100).zero? && versions.exec_params("SELECT count(*) FROM lm_versions WHERE name = $1", [name])
+                                                 .getvalue(0, 0).to_i >= 200
+
           decision = if token && rng.rand < 0.5
                        authority.renew(owner: owner, token: token, ttl: 0.003)
                      elsif token && rng.rand < 0.3
@@ -244,6 +286,8 @@ module LeaseMachines
                                            decision.rejected?
         end
       end
+    ensure
+      versions&.close
     end
 
     # Versions in commit order: the high-water mark and the clock never go

@@ -100,10 +100,10 @@ module LeaseMachines
         # longer what was read)
         def claim(session, name, before, after)
           @failures.committing(WRITE, session) do
-            locked, written = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
-                                         .values.first
-            if written == "1" then :written
-            elsif locked == "0" then :contended
+            written, same = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
+                                       .values.first
+            if written == "t" then :written
+            elsif same == "t" then :contended
             end
           rescue PG::TRSerializationFailure
             raise unless session.idle?

@@ -33,17 +33,24 @@ module LeaseMachines
       # in one statement that always answers a row (a LEFT JOIN) costs every
       # read more than this second statement costs a resource's first.
       CLOCK_SQL = "SELECT NULL, NULL, NULL, NULL, NULL, #{CLOCK_MS}".freeze
-      CAS_SQL = "#{UPDATE_SQL} AND (#{COLUMNS}) IS NOT DISTINCT FROM " \
-                "($7::numeric, $8::numeric, $9::numeric, $10::numeric, $11::numeric)".freeze
+      # The row still holds what was read ($7 to $11).
+      SAME_SQL = "(#{COLUMNS}) IS NOT DISTINCT FROM ($7::numeric, $8::numeric, $9::numeric, $10::numeric, " \
+                 "$11::numeric)".freeze
+      CAS_SQL = "#{UPDATE_SQL} AND #{SAME_SQL}".freeze
       # A plain acquire's grant: the compare-and-set, on a row no other
-      # decision is writing. The row is locked first, and skipped when another
-      # decision's write holds it; then nothing is written and the acquire is
-      # refused at once (Native::Request#on_contention) instead of waiting for
-      # that commit. Answers (the row was locked, the row was written): 0 and
-      # 0 when it was skipped, 1 and 0 when it no longer holds what was read.
-      CAS_UNLESS_LOCKED_SQL = "WITH target AS (SELECT name FROM #{TABLE} WHERE name = $1 FOR UPDATE SKIP LOCKED), " \
+      # decision is writing. The row is locked first, only if it still holds
+      # what was read, and skipped when another decision's write holds it;
+      # then nothing is written and the acquire is refused at once
+      # (Native::Request#on_contention) instead of waiting for that commit.
+      # Answers (the row was written, the row still held what was read when
+      # the statement began): f and t when it was skipped; f and f when it had
+      # changed, in which case nothing was locked either (a row lock gives the
+      # statement a transaction id, whose commit would wait for a flush).
+      CAS_UNLESS_LOCKED_SQL = "WITH target AS (SELECT name FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL} " \
+                              "FOR UPDATE SKIP LOCKED), " \
                               "written AS (#{CAS_SQL} AND name IN (SELECT name FROM target) RETURNING name) " \
-                              "SELECT (SELECT count(*) FROM target), (SELECT count(*) FROM written)".freeze
+                              "SELECT EXISTS (SELECT 1 FROM written), " \
+                              "EXISTS (SELECT 1 FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL})".freeze
       CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
                    "ON CONFLICT (name) DO NOTHING".freeze
 
