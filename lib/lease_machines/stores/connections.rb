@@ -9,11 +9,12 @@ module LeaseMachines
     # closes what the source opened itself.
     #
     # What differs between engines comes from the engine's own `Connections`
-    # module (postgres/connections.rb, mysql/connections.rb), given to every
-    # source as `engine`: its driver connection class, its Session class (and
-    # the one on an ActiveRecord adapter), how a connection is opened from a
-    # URL, tested for closed and closed, whether a closed one is opened again,
-    # and how a forked child silences the connection it inherited.
+    # module (postgres/connections.rb, mysql/connections.rb; see {Engine}),
+    # given to every source as `engine`: its driver connection class, its
+    # Session class (and the one on an ActiveRecord adapter), how a
+    # connection is opened from a URL, tested for being closed, and closed,
+    # whether a closed one is opened again, and how a forked child silences
+    # the connection it inherited.
     module Connections
       # What a source of connections the caller owns (all but a URL's) does
       # when the store is closed: it leaves them open.
@@ -38,6 +39,7 @@ module LeaseMachines
   end
 end
 
+require_relative "connections/engine"
 require_relative "connections/shared"
 require_relative "connections/owned"
 require_relative "connections/pool"

@@ -45,7 +45,8 @@ module LeaseMachines
     # Its parts, in lib/lease_machines/stores/mysql/ (loaded below, once the
     # class exists, so that they reopen it): statements.rb (the SQL),
     # errors.rb (what a driver error means), session.rb (one connection in
-    # use), fast_path.rb, locked_transaction.rb (the hook's path), url.rb and
+    # use), adapter_session.rb (one on an ActiveRecord adapter),
+    # fast_path.rb, locked_transaction.rb (the hook's path), url.rb and
     # connections.rb (what the connection sources, shared with PostgreSQL in
     # lib/lease_machines/stores/connections/, need of MySQL).
     class MySQL < Store
@@ -177,4 +178,5 @@ require_relative "mysql/session"
 require_relative "mysql/fast_path"
 require_relative "mysql/locked_transaction"
 require_relative "mysql/url"
+require_relative "mysql/adapter_session"
 require_relative "mysql/connections"

@@ -51,8 +51,9 @@ module LeaseMachines
     # the class exists, so that they reopen it): statements.rb (the SQL),
     # fast_path.rb, locked_transaction.rb (the hook's path), listener.rb
     # (LISTEN for {#await_handover}),
-    # prepared_statements.rb, session.rb (one connection in use) and
-    # connections.rb (what the connection sources, shared with MySQL in
+    # prepared_statements.rb, session.rb (one connection in use),
+    # adapter_session.rb (one on an ActiveRecord adapter) and connections.rb
+    # (what the connection sources, shared with MySQL in
     # lib/lease_machines/stores/connections/, need of PostgreSQL).
     class Postgres < Store
       # The schema {#setup!} runs (also in the repository as
@@ -245,4 +246,5 @@ require_relative "postgres/prepared_statements"
 require_relative "postgres/fast_path"
 require_relative "postgres/locked_transaction"
 require_relative "postgres/listener"
+require_relative "postgres/adapter_session"
 require_relative "postgres/connections"

@@ -33,9 +33,7 @@ module LeaseMachines
         end
 
         def close
-          @mutex.synchronize do
-            @session.close { |session| @engine.close(session.connection) }
-          end
+          @mutex.synchronize { @session.close { |session| @engine.close(session.connection) } }
         end
       end
     end

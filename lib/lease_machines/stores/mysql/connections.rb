@@ -13,60 +13,18 @@ module LeaseMachines
       # closed: give the store a URL, a pool or ActiveRecord to have it
       # reconnect.
       module Connections
-        # A {Session} on an ActiveRecord adapter's raw connection: a failed
-        # one is closed ({Session#recover}), then reconnected through the
-        # adapter (`reconnect!`), so ActiveRecord knows of it.
-        class AdapterSession < Session
-          include Stores::Connections::AdapterSession
+        extend Stores::Connections::Engine
 
-          def recover
-            super
-            reconnect_adapter
-          rescue StoreError
-            nil # the next call reconnects again
-          end
-        end
-
-        # @return the source for the store's `connection` argument
-        def self.for(connection)
-          Stores::Connections.for(connection, self)
-        end
-
-        def self.driver
-          Mysql2::Client
-        end
-
-        # How the TypeError for a wrong `connection` names this engine's kinds.
-        def self.expected
-          "a Mysql2::Client, a mysql2:// URL String"
-        end
-
-        def self.session(connection)
-          Session.new(connection)
-        end
-
-        def self.adapter_session(adapter)
-          AdapterSession.new(adapter)
-        end
+        # The store's own client (from a URL) is opened again once its
+        # {Session} closed it after a failure.
+        declare driver: Mysql2::Client, expected: "a Mysql2::Client, a mysql2:// URL String",
+                session: Session, adapter_session: AdapterSession,
+                closed: :closed?, close: :close, reopen_closed: true
 
         # @return [#call] opens a new client on `url` (read now: {URL})
         def self.connector(url)
           options = URL.options(url)
           -> { Mysql2::Client.new(**options) }
-        end
-
-        def self.closed?(connection)
-          connection.closed?
-        end
-
-        def self.close(connection)
-          connection.close unless connection.closed?
-        end
-
-        # Whenever the store's own client is closed: its {Session} closes a
-        # client whose connection failed, and the store opens a new one.
-        def self.reopen?(connection)
-          connection.closed?
         end
 
         # Never: mysql2 tells nothing of a transaction ActiveRecord does not

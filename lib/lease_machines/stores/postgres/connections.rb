@@ -8,56 +8,17 @@ module LeaseMachines
       # source's `with` yields a {Session} on a PG::Connection that is open
       # and idle (not inside a transaction).
       module Connections
-        # A {Session} on an ActiveRecord adapter's raw connection, whose
-        # `reconnect` goes through the adapter (`reconnect!`), so ActiveRecord
-        # knows of it.
-        class AdapterSession < Session
-          include Stores::Connections::AdapterSession
+        extend Stores::Connections::Engine
 
-          def reconnect
-            reconnect_adapter
-          end
-        end
-
-        # @return the source for the store's `connection` argument
-        def self.for(connection)
-          Stores::Connections.for(connection, self)
-        end
-
-        def self.driver
-          PG::Connection
-        end
-
-        # How the TypeError for a wrong `connection` names this engine's kinds.
-        def self.expected
-          "a PG::Connection, a connection URL String"
-        end
-
-        def self.session(connection)
-          Session.new(connection)
-        end
-
-        def self.adapter_session(adapter)
-          AdapterSession.new(adapter)
-        end
+        # The store's own connection is never replaced: a {Session}
+        # reconnects a broken connection in place and leaves it open.
+        declare driver: PG::Connection, expected: "a PG::Connection, a connection URL String",
+                session: Session, adapter_session: AdapterSession,
+                closed: :finished?, close: :finish, reopen_closed: false
 
         # @return [#call] opens a new connection to `url`
         def self.connector(url)
           -> { PG.connect(url) }
-        end
-
-        def self.closed?(connection)
-          connection.finished?
-        end
-
-        def self.close(connection)
-          connection.finish unless connection.finished?
-        end
-
-        # Never: a {Session} reconnects a broken connection in place and
-        # leaves it open, so the store's own connection is never replaced.
-        def self.reopen?(_connection)
-          false
         end
 
         # Whether the adapter's raw connection is inside a transaction
