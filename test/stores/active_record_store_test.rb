@@ -51,6 +51,23 @@ module LeaseMachines
                  "the caller's transaction was rolled back as the caller asked"
     end
 
+    # A transaction opened on the raw connection behind ActiveRecord's back
+    # (ActiveRecord's transaction_open? is false): the pool source sees it
+    # on the raw connection and takes a connection of its own.
+    def test_a_raw_transaction_active_record_does_not_know_of_gets_a_separate_connection
+      name = unique_name("ar-raw")
+      store = Stores::Postgres.new(ActiveRecord::Base)
+      raw = ActiveRecord::Base.connection.raw_connection
+      raw.exec("BEGIN")
+      refute ActiveRecord::Base.connection.transaction_open?
+      decision = store.authority(name).acquire(owner: 1, now: 1, ttl: 5)
+      assert_predicate decision, :granted?
+      assert_equal PG::PQTRANS_INTRANS, raw.transaction_status, "the caller's raw transaction is untouched"
+      raw.exec("ROLLBACK")
+      assert_equal decision.lease, Stores::Postgres.new(@admin).authority(name).checkpoint.lease,
+                   "the decision committed on its own connection"
+    end
+
     def test_a_single_active_record_connection_and_a_pool
       name = unique_name("ar-conn")
       connection_store = Stores::Postgres.new(ActiveRecord::Base.connection)
