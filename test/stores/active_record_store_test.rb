@@ -92,6 +92,8 @@ module LeaseMachines
       assert_raises(StoreError) { store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
       assert_equal 2, store.authority(name).reacquire(owner: 1, now: 2, ttl: 1).lease.token
       assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"), "ActiveRecord's connection works again"
+      assert_equal "warning", ActiveRecord::Base.connection.select_value("SHOW client_min_messages"),
+                   "reconnected through the adapter, which configured the new session as ActiveRecord does"
     end
   end
 end
