@@ -68,6 +68,20 @@ module LeaseMachines
                    "the decision committed on its own connection"
     end
 
+    # ActiveRecord disconnected the thread's connection (its raw
+    # PG::Connection is finished): a pool source reconnects it through the
+    # adapter, as a single-connection source does.
+    def test_a_disconnected_active_record_connection_is_reconnected_by_every_source
+      { pool: ActiveRecord::Base, connection: ActiveRecord::Base.connection }.each do |kind, connection|
+        store = Stores::Postgres.new(connection)
+        ActiveRecord::Base.connection.disconnect!
+        assert_predicate ActiveRecord::Base.connection.raw_connection, :finished?
+        decision = store.authority(unique_name("ar-disconnected-#{kind}")).acquire(owner: 1, now: 1, ttl: 5)
+        assert_predicate decision, :granted?, "through the #{kind}"
+        assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"), "ActiveRecord's connection works again"
+      end
+    end
+
     def test_a_single_active_record_connection_and_a_pool
       name = unique_name("ar-conn")
       connection_store = Stores::Postgres.new(ActiveRecord::Base.connection)

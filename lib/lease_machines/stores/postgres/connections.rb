@@ -22,9 +22,11 @@ module LeaseMachines
         end
 
         # Whether the adapter's raw connection is inside a transaction
-        # ActiveRecord does not know of.
+        # ActiveRecord does not know of (a finished one, or none, is not: it
+        # is reconnected before use).
         def self.raw_transaction?(adapter)
-          adapter.raw_connection.transaction_status != Session::IDLE
+          raw = adapter.raw_connection
+          raw.is_a?(PG::Connection) && !raw.finished? && raw.transaction_status != Session::IDLE
         end
 
         # Points an inherited connection's socket descriptor (in this process
