@@ -51,6 +51,37 @@ module LeaseMachines
                  "the caller's transaction was rolled back as the caller asked"
     end
 
+    # A transaction opened on the raw connection behind ActiveRecord's back
+    # (ActiveRecord's transaction_open? is false): the pool source sees it
+    # on the raw connection and takes a connection of its own.
+    def test_a_raw_transaction_active_record_does_not_know_of_gets_a_separate_connection
+      name = unique_name("ar-raw")
+      store = Stores::Postgres.new(ActiveRecord::Base)
+      raw = ActiveRecord::Base.connection.raw_connection
+      raw.exec("BEGIN")
+      refute ActiveRecord::Base.connection.transaction_open?
+      decision = store.authority(name).acquire(owner: 1, now: 1, ttl: 5)
+      assert_predicate decision, :granted?
+      assert_equal PG::PQTRANS_INTRANS, raw.transaction_status, "the caller's raw transaction is untouched"
+      raw.exec("ROLLBACK")
+      assert_equal decision.lease, Stores::Postgres.new(@admin).authority(name).checkpoint.lease,
+                   "the decision committed on its own connection"
+    end
+
+    # ActiveRecord disconnected the thread's connection (its raw
+    # PG::Connection is finished): a pool source reconnects it through the
+    # adapter, as a single-connection source does.
+    def test_a_disconnected_active_record_connection_is_reconnected_by_every_source
+      { pool: ActiveRecord::Base, connection: ActiveRecord::Base.connection }.each do |kind, connection|
+        store = Stores::Postgres.new(connection)
+        ActiveRecord::Base.connection.disconnect!
+        assert_predicate ActiveRecord::Base.connection.raw_connection, :finished?
+        decision = store.authority(unique_name("ar-disconnected-#{kind}")).acquire(owner: 1, now: 1, ttl: 5)
+        assert_predicate decision, :granted?, "through the #{kind}"
+        assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"), "ActiveRecord's connection works again"
+      end
+    end
+
     def test_a_single_active_record_connection_and_a_pool
       name = unique_name("ar-conn")
       connection_store = Stores::Postgres.new(ActiveRecord::Base.connection)
@@ -75,6 +106,8 @@ module LeaseMachines
       assert_raises(StoreError) { store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
       assert_equal 2, store.authority(name).reacquire(owner: 1, now: 2, ttl: 1).lease.token
       assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"), "ActiveRecord's connection works again"
+      assert_equal "warning", ActiveRecord::Base.connection.select_value("SHOW client_min_messages"),
+                   "reconnected through the adapter, which configured the new session as ActiveRecord does"
     end
   end
 end

@@ -140,6 +140,42 @@ module LeaseMachines
       assert_equal 3, pool_store.authority(name).checkpoint.last_issued
     end
 
+    # The fast path's write lost with its ActiveRecord connection, whose
+    # reconnect fails too (its user was dropped meanwhile): the outcome is
+    # still unknown (the server may have run the write); the failed
+    # reconnect is left for the next call.
+    def test_a_write_lost_while_active_record_cannot_reconnect_is_outcome_unknown
+      user = "lm_ar_#{SecureRandom.hex(3)}"
+      @admin.query("CREATE USER '#{user}'@'%' IDENTIFIED BY 'lm-test'")
+      @admin.query("GRANT ALL ON #{MySQLServer.database}.* TO '#{user}'@'%'")
+      uri = URI.parse(@url)
+      uri.user = user
+      uri.password = "lm-test"
+      ActiveRecord::Base.establish_connection(uri.to_s)
+      name = unique_name("ar-lost-write")
+      authority = Stores::MySQL.new(ActiveRecord::Base.connection).authority(name)
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      id = ActiveRecord::Base.connection.raw_connection.thread_id
+      @admin.query("DROP USER '#{user}'@'%'")
+      locker = client
+      locker.query("START TRANSACTION")
+      locker.query("SELECT 1 FROM lease_machines_resources WHERE name = '#{locker.escape(name)}' FOR UPDATE")
+      caller = Thread.new do
+        authority.reacquire(owner: 1, now: 2, ttl: 1)
+      rescue StandardError => e
+        e
+      end
+      wait_for do
+        @admin.query("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = #{id} AND COMMAND = 'Query' " \
+                     "AND INFO LIKE '%lease_machines_resources%'").any?
+      end
+      @admin.query("KILL CONNECTION #{id}")
+      locker.query("ROLLBACK")
+      assert_kind_of OutcomeUnknownError, caller.value
+    ensure
+      @admin.query("DROP USER IF EXISTS '#{user}'@'%'")
+    end
+
     def test_a_dead_active_record_connection_costs_one_store_error_then_reconnects
       connect_active_record
       name = unique_name("ar-dead")
@@ -149,6 +185,8 @@ module LeaseMachines
       @admin.query("KILL CONNECTION #{id}")
       sleep 0.01 until @admin.query("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = #{id}").count.zero?
       assert_raises(StoreError) { store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
+      assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"),
+                   "the failed call reconnected ActiveRecord's connection through the adapter"
       assert_equal 2, store.authority(name).reacquire(owner: 1, now: 2, ttl: 1).lease.token
       assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"), "ActiveRecord's connection works again"
     end

@@ -3,6 +3,7 @@
 require "mysql2"
 require "lease_machines/stores"
 require "lease_machines/stores/schema"
+require "lease_machines/stores/connections"
 
 module LeaseMachines
   module Stores
@@ -44,8 +45,10 @@ module LeaseMachines
     # Its parts, in lib/lease_machines/stores/mysql/ (loaded below, once the
     # class exists, so that they reopen it): statements.rb (the SQL),
     # errors.rb (what a driver error means), session.rb (one connection in
-    # use), fast_path.rb, locked_transaction.rb (the hook's path), url.rb and
-    # connections.rb with connections/ (where connections come from).
+    # use), adapter_session.rb (one on an ActiveRecord adapter),
+    # fast_path.rb, locked_transaction.rb (the hook's path), url.rb and
+    # connections.rb (what the connection sources, shared with PostgreSQL in
+    # lib/lease_machines/stores/connections/, need of MySQL).
     class MySQL < Store
       # The schema {#setup!} runs (also in the repository as
       # db/mysql/001_create_lease_machines_resources.sql); run it from your own
@@ -175,9 +178,5 @@ require_relative "mysql/session"
 require_relative "mysql/fast_path"
 require_relative "mysql/locked_transaction"
 require_relative "mysql/url"
+require_relative "mysql/adapter_session"
 require_relative "mysql/connections"
-require_relative "mysql/connections/shared"
-require_relative "mysql/connections/owned"
-require_relative "mysql/connections/pool"
-require_relative "mysql/connections/active_record_connection"
-require_relative "mysql/connections/active_record_pool"

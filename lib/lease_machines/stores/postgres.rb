@@ -5,6 +5,7 @@ require "zlib"
 require "digest"
 require "lease_machines/stores"
 require "lease_machines/stores/schema"
+require "lease_machines/stores/connections"
 
 module LeaseMachines
   module Stores
@@ -50,8 +51,10 @@ module LeaseMachines
     # the class exists, so that they reopen it): statements.rb (the SQL),
     # fast_path.rb, locked_transaction.rb (the hook's path), listener.rb
     # (LISTEN for {#await_handover}),
-    # prepared_statements.rb, session.rb (one connection in use) and
-    # connections.rb with connections/ (where connections come from).
+    # prepared_statements.rb, session.rb (one connection in use),
+    # adapter_session.rb (one on an ActiveRecord adapter) and connections.rb
+    # (what the connection sources, shared with MySQL in
+    # lib/lease_machines/stores/connections/, need of PostgreSQL).
     class Postgres < Store
       # The schema {#setup!} runs (also in the repository as
       # db/postgres/001_create_lease_machines_resources.sql); run it from your
@@ -243,9 +246,5 @@ require_relative "postgres/prepared_statements"
 require_relative "postgres/fast_path"
 require_relative "postgres/locked_transaction"
 require_relative "postgres/listener"
+require_relative "postgres/adapter_session"
 require_relative "postgres/connections"
-require_relative "postgres/connections/shared"
-require_relative "postgres/connections/owned"
-require_relative "postgres/connections/pool"
-require_relative "postgres/connections/active_record_connection"
-require_relative "postgres/connections/active_record_pool"

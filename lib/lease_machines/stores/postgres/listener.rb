@@ -16,7 +16,7 @@ module LeaseMachines
       # behind a pooler in transaction mode (LISTEN needs a server session;
       # pass `listen_url:` to point it at the server or a session-mode pool).
       # In a forked child it opens its own, and silences the inherited one as
-      # {Connections::Owned} does.
+      # the store's own connection is ({Connections.silence}).
       #
       # Threads: one at a time reads the connection (in slices, so that a
       # thread waiting for another resource can add its LISTEN); every waiter
@@ -42,7 +42,7 @@ module LeaseMachines
           @seen = Hash.new(0) # name => releases heard (this process)
           @reader = nil # the pid of the process one of whose threads reads the connection
           @starting = 0 # threads waiting to add their LISTEN (no turn is taken meanwhile)
-          silence = ->((session, _channels)) { Connections::Owned.silence(session) }
+          silence = ->((session, _channels)) { Connections.silence(session) }
           @session = ProcessLocal.new(inherited: silence) do
             [Session.new(connect.call), {}]
           end

@@ -1,0 +1,44 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    module Connections
+      # An ActiveRecord connection pool: the thread's connection through
+      # `with_connection`, or, when that one is inside a transaction (say the
+      # call is made from an `ActiveRecord::Base.transaction` block; or, where
+      # the engine can tell, its raw connection is: `engine.raw_transaction?`),
+      # a connection of its own checked out for the call, so the decision
+      # commits independently of the caller's transaction.
+      class ActiveRecordPool
+        include Borrowed
+
+        def initialize(pool, engine)
+          @pool = pool
+          @engine = engine
+        end
+
+        def with(&)
+          @pool.with_connection do |adapter|
+            return ActiveRecordConnection.use(adapter, @engine, &) unless busy?(adapter)
+          end
+          separate(&)
+        end
+
+        private
+
+        def busy?(adapter)
+          adapter.transaction_open? || @engine.raw_transaction?(adapter)
+        end
+
+        def separate(&)
+          adapter = @pool.checkout
+          begin
+            ActiveRecordConnection.use(adapter, @engine, &)
+          ensure
+            @pool.checkin(adapter)
+          end
+        end
+      end
+    end
+  end
+end

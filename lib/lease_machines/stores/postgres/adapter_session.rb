@@ -1,0 +1,19 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class Postgres < Store
+      # A {Session} on an ActiveRecord adapter's raw connection, whose
+      # `reconnect` goes through the adapter (`reconnect!`), so ActiveRecord
+      # knows of it.
+      class AdapterSession < Session
+        include Stores::Connections::AdapterSession
+
+        def reconnect
+          reconnect_adapter
+        end
+      end
+      private_constant :AdapterSession
+    end
+  end
+end
