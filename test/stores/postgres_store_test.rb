@@ -320,6 +320,25 @@ module LeaseMachines
       server("stop")
     end
 
+    # The driver's socket closed under it (what pg meets when another
+    # thread's reconnect reuses and closes the same descriptor during an
+    # outage): IOError from pg is a StoreError of the call, which wrote
+    # nothing, and the next call works.
+    def test_a_socket_closed_under_the_driver_is_a_store_error
+      conn = PG.connect(@url)
+      store = Stores::Postgres.new(conn)
+      authority = store.authority(unique_name("closed-socket"))
+      assert_predicate authority.acquire(owner: 1, ttl: 5), :granted?
+      before = authority.checkpoint
+      conn.socket_io.close
+      error = assert_raises(StoreError) { authority.acquire(owner: 2, ttl: 5) }
+      assert_kind_of IOError, error.cause
+      assert_equal before.last_issued, authority.checkpoint.last_issued, "nothing was written"
+      assert_equal :occupied, authority.acquire(owner: 2, ttl: 5).reason, "the next call works"
+    ensure
+      conn&.close
+    end
+
     # A child that uses a URL store and exits (exit, or exit!) never touches
     # the parent's session: the parent goes on on the same backend.
     def test_a_forked_child_that_uses_the_store_and_exits_leaves_the_parents_session

@@ -136,7 +136,7 @@ module LeaseMachines
         return super if before_commit
 
         @fast_path.decide(name, request)
-      rescue PG::Error => e
+      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.unavailable(e)
       end
 
@@ -164,7 +164,7 @@ module LeaseMachines
       # StoreError; a failure during COMMIT raises OutcomeUnknownError.
       def transaction(&)
         @connections.with { |session| LockedTransaction.run(session, @begin_sql, @failures, &) }
-      rescue PG::Error => e
+      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.unavailable(e)
       end
 
@@ -214,7 +214,7 @@ module LeaseMachines
           inlined = sql.sub("$1") { params.empty? ? "$1" : conn.escape_literal(params.fetch(0)) }
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; #{inlined}")
         end
-      rescue PG::Error => e
+      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.failed(e, nil)
       end
 

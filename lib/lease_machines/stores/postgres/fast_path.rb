@@ -69,7 +69,7 @@ module LeaseMachines
           return values if values
 
           raise @failures.problem("reading resource #{name.inspect} returned no row")
-        rescue PG::Error => e
+        rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
           session.recover unless session.idle?
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
