@@ -136,7 +136,7 @@ module LeaseMachines
         return super if before_commit
 
         @fast_path.decide(name, request)
-      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
+      rescue PG::Error => e
         raise @failures.unavailable(e)
       end
 
@@ -164,7 +164,7 @@ module LeaseMachines
       # StoreError; a failure during COMMIT raises OutcomeUnknownError.
       def transaction(&)
         @connections.with { |session| LockedTransaction.run(session, @begin_sql, @failures, &) }
-      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
+      rescue PG::Error => e
         raise @failures.unavailable(e)
       end
 

@@ -40,6 +40,8 @@ module LeaseMachines
             raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
                                     "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
           end
+        rescue IOError => e # the driver's socket closed under it (no code of the caller's runs here)
+          raise @failures.unavailable(e)
         end
 
         private
