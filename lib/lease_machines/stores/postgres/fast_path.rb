@@ -81,19 +81,13 @@ module LeaseMachines
         # @return [Boolean] whether it wrote (false: the row is no longer what
         #   was read)
         def write(session, name, before, after, notify:)
-          @failures.committing(WRITE, session) do
-            params = before ? [name, *after, *before] : [name, *after]
-            sql = if before.nil?
-                    CREATE_SQL
-                  else
-                    notify ? CAS_NOTIFY_SQL : CAS_SQL
-                  end
-            @statements.run(session, sql, params, bounded: true).cmd_tuples == 1
-          rescue PG::TRSerializationFailure
-            raise unless session.idle?
-
-            false # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
-          end
+          params = before ? [name, *after, *before] : [name, *after]
+          sql = if before.nil?
+                  CREATE_SQL
+                else
+                  notify ? CAS_NOTIFY_SQL : CAS_SQL
+                end
+          committed(session) { @statements.run(session, sql, params, bounded: true).cmd_tuples == 1 } || false
         end
 
         # A grant's compare-and-set that skips a row another decision is
@@ -101,16 +95,26 @@ module LeaseMachines
         # locked by another write: nothing written), or nil (the row is no
         # longer what was read)
         def claim(session, name, before, after)
-          @failures.committing(WRITE, session) do
+          committed(session) do
             written, same = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
                                        .values.first
             if written == "t" then :written
             elsif same == "t" then :contended
             end
+          end
+        end
+
+        # Runs one write that commits on its own (see Failures#committing).
+        # @return the block's value, or nil when the server's default
+        #   isolation (REPEATABLE READ or SERIALIZABLE) refused it because a
+        #   concurrent write won: nothing was written
+        def committed(session, &)
+          @failures.committing(WRITE, session) do
+            yield
           rescue PG::TRSerializationFailure
             raise unless session.idle?
 
-            nil # a REPEATABLE READ or SERIALIZABLE default: a concurrent write won, nothing was written
+            nil
           end
         end
       end
