@@ -6,8 +6,8 @@
 # the same workload.
 #
 # Workload (hammer): every process tries to acquire without blocking; a
-# granted process holds the lease 1 ms and releases it; a refused one tries
-# again at once. Held: the same, while the bench itself holds the lease (or
+# granted process holds the lease 1 ms (5 ms in the "5ms" rows) and releases
+# it; a refused one tries again at once. Held: the same, while the bench itself holds the lease (or
 # the advisory lock) for the whole round, so every try is refused: what a
 # refusal costs, with no handover in the way. Wait: a refused process waits
 # for the release (await_handover: LISTEN on PostgreSQL, a short jittered
@@ -46,11 +46,16 @@ require "lease_machines/stores/postgres"
 SECONDS = Float(ENV.fetch("CONTENTION_SECONDS", "2"))
 ROUNDS = Integer(ENV.fetch("CONTENTION_ROUNDS", "3"))
 ENGINES = ENV.fetch("CONTENTION_ENGINES", "postgres,sqlite").split(",")
-# [label, processes, resources, mode]
+# One row of the table: `hold` is the seconds a granted process holds the
+# lease before it releases it.
+Shape = Struct.new(:label, :processes, :resources, :mode, :hold)
 SHAPES = [["1 on 1", 1, 1, :hammer], ["2 on 1", 2, 1, :hammer], ["4 on 1", 4, 1, :hammer],
-          ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 held", 4, 1, :held],
-          ["4 on 1 wait", 4, 1, :wait]]
-         .select { |label, *| ENV.fetch("CONTENTION_SHAPES", label).split(",").include?(label) }.freeze
+          ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 5ms", 4, 1, :hammer, 0.005],
+          ["8 on 1 5ms", 8, 1, :hammer, 0.005], ["4 on 1 held", 4, 1, :held], ["4 on 1 wait", 4, 1, :wait]]
+         .map do |label, processes, resources, mode, hold|
+           Shape.new(label, processes, resources, mode, hold || ContentionWorkers::HOLD)
+         end
+         .select { |shape| ENV.fetch("CONTENTION_SHAPES", shape.label).split(",").include?(shape.label) }.freeze
 
 # NaN (a figure a round did not have, say no handover at all) is left out.
 def median(values)
@@ -139,48 +144,48 @@ def holding(store, prefix, mode)
   end
 end
 
-def pg_round(server, processes, resources, mode)
+def pg_round(server, shape)
   url = server.url
   prefix = SecureRandom.hex(4)
   holder = LeaseMachines::Stores::Postgres.new(url)
   before = pg_writes(server.admin, server.schema)
-  reports = holding(holder, prefix, mode) do
-    ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
-      ContentionWorkers::StoreWorker.new(LeaseMachines::Stores::Postgres.new(url), "#{prefix}-#{index % resources}",
-                                         index + 1, nil)
-    end)
+  reports = holding(holder, prefix, shape.mode) do
+    ContentionWorkers.round(shape.processes, SECONDS, shape.mode, lambda do |index|
+      ContentionWorkers::StoreWorker.new(LeaseMachines::Stores::Postgres.new(url),
+                                         "#{prefix}-#{index % shape.resources}", index + 1, nil)
+    end, hold: shape.hold)
   end
   holder.close
   sleep 0.3 # the exited backends' statistics reach the shared counters
-  writes = pg_writes(server.admin, server.schema) - before - (mode == :held ? 2 : 0)
-  figures(reports, resources, writes)
+  writes = pg_writes(server.admin, server.schema) - before - (shape.mode == :held ? 2 : 0)
+  figures(reports, shape.resources, writes)
 end
 
-def advisory_round(url, processes, resources, mode)
+def advisory_round(url, shape)
   base = rand(1 << 40)
   holder = PG.connect(url)
-  holder.exec_params("SELECT pg_advisory_lock($1)", [base]) if mode == :held
-  reports = ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
-    ContentionWorkers::AdvisoryWorker.new(PG.connect(url), base + (index % resources))
-  end)
+  holder.exec_params("SELECT pg_advisory_lock($1)", [base]) if shape.mode == :held
+  reports = ContentionWorkers.round(shape.processes, SECONDS, shape.mode, lambda do |index|
+    ContentionWorkers::AdvisoryWorker.new(PG.connect(url), base + (index % shape.resources))
+  end, hold: shape.hold)
   holder.close
-  figures(reports, resources, nil)
+  figures(reports, shape.resources, nil)
 end
 
-def sqlite_round(path, processes, resources, mode)
+def sqlite_round(path, shape)
   prefix = SecureRandom.hex(4)
   holder = LeaseMachines::Stores::SQLite.new(path)
-  reports = holding(holder, prefix, mode) do
-    ContentionWorkers.round(processes, SECONDS, mode, lambda do |index|
+  reports = holding(holder, prefix, shape.mode) do
+    ContentionWorkers.round(shape.processes, SECONDS, shape.mode, lambda do |index|
       store = LeaseMachines::Stores::SQLite.new(path)
       db = store.transaction(&:connection) # @api private: the store's own connection
       start = db.total_changes
-      ContentionWorkers::StoreWorker.new(store, "#{prefix}-#{index % resources}", index + 1,
+      ContentionWorkers::StoreWorker.new(store, "#{prefix}-#{index % shape.resources}", index + 1,
                                          -> { db.total_changes - start })
-    end)
+    end, hold: shape.hold)
   end
   holder.close
-  figures(reports, resources, reports.sum(&:writes))
+  figures(reports, shape.resources, reports.sum(&:writes))
 end
 
 def postgres_rows
@@ -192,17 +197,17 @@ def postgres_rows
   url = "#{url0}#{url0.include?('?') ? '&' : '?'}options=-c%20search_path%3D#{schema}"
   LeaseMachines::Stores::Postgres.new(url).tap(&:setup!).close
   server = PgBench.new(url, admin, schema)
-  rows = SHAPES.flat_map do |label, processes, resources, mode|
-    next [row("postgres", label, summary(Array.new(ROUNDS) { pg_round(server, processes, resources, mode) }))] if
-      mode == :wait
+  rows = SHAPES.flat_map do |shape|
+    next [row("postgres", shape.label, summary(Array.new(ROUNDS) { pg_round(server, shape) }))] if shape.mode == :wait
 
     # Interleaved, so that each store round has an advisory-lock round next
     # to it in time (and in the machine's load).
     pairs = Array.new(ROUNDS) do
-      [pg_round(server, processes, resources, mode), advisory_round(url, processes, resources, mode)]
+      [pg_round(server, shape), advisory_round(url, shape)]
     end
     ratio = median(pairs.map { |store, lock| lock[:refusals].positive? ? store[:refusals] / lock[:refusals] : Float::NAN })
-    [row("postgres", label, summary(pairs.map(&:first)), ratio), row("advisory", label, summary(pairs.map(&:last)))]
+    [row("postgres", shape.label, summary(pairs.map(&:first)), ratio),
+     row("advisory", shape.label, summary(pairs.map(&:last)))]
   end
   admin.exec("DROP SCHEMA #{schema} CASCADE")
   rows
@@ -212,8 +217,8 @@ def sqlite_rows
   Dir.mktmpdir("lease_machines_contention") do |dir|
     path = File.join(dir, "contention.sqlite3")
     LeaseMachines::Stores::SQLite.new(path).tap(&:setup!).close
-    SHAPES.map do |label, processes, resources, mode|
-      row("sqlite", label, summary(Array.new(ROUNDS) { sqlite_round(path, processes, resources, mode) }))
+    SHAPES.map do |shape|
+      row("sqlite", shape.label, summary(Array.new(ROUNDS) { sqlite_round(path, shape) }))
     end
   end
 end

@@ -8,7 +8,7 @@ module ContentionWorkers
   # What one worker saw in one round.
   Report = Struct.new(:grants, :refusals, :try_ns, :granted_try_ns, :events, :writes, keyword_init: true)
 
-  HOLD = 0.001 # seconds a worker holds a granted lease before releasing it
+  HOLD = 0.001 # seconds a worker holds a granted lease before releasing it (unless told)
   TTL = 30 # seconds: long enough that no lease expires within a round
 
   module_function
@@ -17,7 +17,8 @@ module ContentionWorkers
 
   # Forks `count` workers, each built by `make` (index => #try/#release/
   # #wait/#writes/#close), starts them together and returns their reports.
-  def round(count, seconds, mode, make)
+  # `hold`: the seconds a granted worker holds the lease.
+  def round(count, seconds, mode, make, hold: HOLD)
     pipes = Array.new(count) { IO.pipe }
     starts = Array.new(count) { IO.pipe }
     pids = Array.new(count) do |index|
@@ -34,7 +35,7 @@ module ContentionWorkers
         pipes[index][1].write("r")
         pipes[index][1].flush
         deadline = Marshal.load(starts[index][0].read) # rubocop:disable Security/MarshalLoad
-        report = work(worker, index, deadline, mode)
+        report = work(worker, index, deadline, mode, hold)
         report.writes = worker.writes
         worker.close
         pipes[index][1].write(Marshal.dump(report))
@@ -62,7 +63,7 @@ module ContentionWorkers
 
   # Hammer: a refused worker tries again at once. Wait: a refused worker
   # waits for the release (worker.wait) before trying again.
-  def work(worker, index, deadline, mode)
+  def work(worker, index, deadline, mode, hold)
     report = Report.new(grants: 0, refusals: 0, try_ns: [], granted_try_ns: [], events: [])
     until now_ns >= deadline
       started = now_ns
@@ -77,10 +78,10 @@ module ContentionWorkers
       report.grants += 1
       report.granted_try_ns << took
       report.events << [:granted, token, now_ns, index]
-      sleep HOLD
+      sleep hold
       worker.release(token)
       report.events << [:released, token, now_ns, index]
-      sleep HOLD * (1 + rand) if mode == :wait # let a woken waiter try first
+      sleep hold * (1 + rand) if mode == :wait # let a woken waiter try first
     end
     report
   end
