@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "store_contract"
+require_relative "server_session_cases"
 require_relative "../support/mysql_server"
 require "lease_machines/stores/mysql"
 
@@ -9,6 +10,7 @@ module LeaseMachines
   # the real server: the store contract, then what only this engine has.
   class MySQLStoreTest < Minitest::Test
     include StoreContract
+    include ServerSessionCases
 
     COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
 
@@ -218,28 +220,6 @@ module LeaseMachines
       assert_equal 2, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "nothing was written; it goes on"
     end
 
-    # A child that uses a URL store and exits (exit, or exit!) never touches
-    # the parent's session: the parent goes on on the same connection.
-    def test_a_forked_child_that_uses_the_store_and_exits_leaves_the_parents_session
-      name = unique_name("fork")
-      store = new_store
-      authority = store.authority(name)
-      authority.acquire(owner: 1, now: 1, ttl: 1)
-      id = connection_id(store)
-      token = 1
-      %i[exit exit!].each do |how|
-        pid = fork do
-          code = authority.reacquire(owner: 1, now: 2, ttl: 1).granted? ? 0 : 1
-          how == :exit ? exit(code) : exit!(code)
-        end
-        _, status = Process.waitpid2(pid)
-        assert_predicate status, :success?, "the child (#{how}) decided"
-        token += 2 # the child's grant, then this one
-        assert_equal token, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's next call works"
-        assert_equal id, connection_id(store), "on the same connection (after #{how})"
-      end
-    end
-
     def test_a_connection_lost_between_calls_costs_one_store_error_then_reconnects
       name = unique_name("lost")
       store = new_store
@@ -378,5 +358,6 @@ module LeaseMachines
     def connection_id(store)
       store.instance_variable_get(:@connections).with { |session| session.connection.thread_id }
     end
+    alias server_session connection_id
   end
 end

@@ -4,10 +4,12 @@ require "open3"
 require_relative "../support/restart_cluster"
 
 require_relative "store_contract"
+require_relative "server_session_cases"
 
 module LeaseMachines
   class PostgresStoreTest < Minitest::Test
     include StoreContract
+    include ServerSessionCases
 
     COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
 
@@ -339,28 +341,6 @@ module LeaseMachines
       conn&.close
     end
 
-    # A child that uses a URL store and exits (exit, or exit!) never touches
-    # the parent's session: the parent goes on on the same backend.
-    def test_a_forked_child_that_uses_the_store_and_exits_leaves_the_parents_session
-      store = new_store
-      name = unique_name
-      authority = store.authority(name)
-      authority.acquire(owner: 1, now: 1, ttl: 1)
-      backend = parent_backend(store)
-      token = 1
-      %i[exit exit!].each do |how|
-        pid = fork do
-          code = authority.reacquire(owner: 1, now: 2, ttl: 1).granted? ? 0 : 1
-          how == :exit ? exit(code) : exit!(code)
-        end
-        _, status = Process.waitpid2(pid)
-        assert_predicate status, :success?, "the child (#{how}) decided"
-        token += 2 # the child's grant, then this one
-        assert_equal token, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's next call works"
-        assert_equal backend, parent_backend(store), "on the same backend (after #{how})"
-      end
-    end
-
     # statement_timeout bounds every statement of a call, the read included:
     # behind a migration's ACCESS EXCLUSIVE lock a call fails with StoreError
     # within about the bound, and writes nothing.
@@ -411,7 +391,8 @@ module LeaseMachines
 
     private
 
-    def parent_backend(store)
+    # The backend pid of the session a store opened from its URL.
+    def server_session(store)
       backend = nil
       store.instance_variable_get(:@connections).with { |session| backend = session.connection.backend_pid }
       backend
