@@ -52,9 +52,8 @@ Shape = Struct.new(:label, :processes, :resources, :mode, :hold)
 SHAPES = [["1 on 1", 1, 1, :hammer], ["2 on 1", 2, 1, :hammer], ["4 on 1", 4, 1, :hammer],
           ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 5ms", 4, 1, :hammer, 0.005],
           ["8 on 1 5ms", 8, 1, :hammer, 0.005], ["4 on 1 held", 4, 1, :held], ["4 on 1 wait", 4, 1, :wait]]
-         .map do |label, processes, resources, mode, hold|
-           Shape.new(label, processes, resources, mode, hold || ContentionWorkers::HOLD)
-         end
+         .map { |label, processes, resources, mode, hold| Shape.new(label, processes, resources, mode, hold) }
+         .each { |shape| shape.hold ||= ContentionWorkers::HOLD }
          .select { |shape| ENV.fetch("CONTENTION_SHAPES", shape.label).split(",").include?(shape.label) }.freeze
 
 # NaN (a figure a round did not have, say no handover at all) is left out.
