@@ -1,0 +1,73 @@
+# frozen_string_literal: true
+
+require "open3"
+require_relative "platforms"
+
+# Compiling the extension's library for each Ruby of a platform gem and staging
+# it, natively or cross-compiled for another architecture's Debian root.
+module LeaseMachinesPackaging
+  module_function
+
+  def rubies
+    list = ENV["RUBIES"].to_s.split(/[\s,]+/).reject(&:empty?)
+    list.empty? ? [Gem.ruby] : list
+  end
+
+  def ruby_info(ruby)
+    out, status = Open3.capture2(ruby, "-e", 'print RUBY_VERSION[/\A\d+\.\d+/], " ", RbConfig::CONFIG["DLEXT"]')
+    raise "#{ruby} did not run" unless status.success?
+
+    out.split
+  end
+
+  # Compiles the extension with `ruby` for `platform` and stages it as
+  # libs/<minor>/lease_machines_native.<dlext>. With CROSS_ROOT, for the Ruby
+  # of that root instead (see cross_env).
+  def build_library(platform, triple, ruby)
+    minor, ruby_dlext = ruby_info(ruby)
+    env = { "CARGO_BUILD_TARGET" => cargo_target(triple) }
+    unless ENV["CROSS_ROOT"].to_s.empty?
+      minor, cross = cross_env(File.expand_path(ENV.fetch("CROSS_ROOT")), triple)
+      env.merge!(cross)
+    end
+    build_dir = File.join(platform_dir(platform), "build", minor)
+    mkdir_p build_dir
+    sh env, ruby, EXTCONF, chdir: build_dir
+    sh env, ENV.fetch("MAKE", "make"), chdir: build_dir
+    staged = File.join(libs_dir(platform), minor, "#{EXT}.#{dlext_for(platform)}")
+    mkdir_p File.dirname(staged)
+    cp File.join(build_dir, "#{EXT}.#{ruby_dlext}"), staged
+  end
+
+  # Cross-compiling for a Debian root of another architecture (CROSS_ROOT:
+  # script/matrix arm64 builds one): rb-sys reads the target Ruby's RbConfig
+  # from RBCONFIG_* variables when RBCONFIG_CROSS_COMPILING is yes, taken here
+  # from the root's rbconfig.rb (loaded by this Ruby, which must be the same
+  # version; it puts its header folders inside the root); Debian's cross gcc
+  # (<arch>-linux-gnu-gcc) compiles rb-sys's C shim and links, and bindgen's
+  # clang reads the root as its sysroot. @return [Array(String, Hash)] the
+  # target Ruby's minor and the environment
+  def cross_env(root, triple)
+    rbconfig = Dir.glob(File.join(root, "usr/lib/*/ruby/*/rbconfig.rb")).first or
+      raise "CROSS_ROOT=#{root}: no usr/lib/*/ruby/*/rbconfig.rb (is the target's ruby installed there?)"
+    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig)
+      Object.send(:remove_const, :RbConfig) if defined?(RbConfig)
+      load ARGV.fetch(0)
+      print RbConfig::CONFIG.map { |key, value| "#{key}\x1F#{value}" }.join("\x1E")
+    RUBY
+    raise "loading #{rbconfig} failed" unless status.success?
+
+    config = dump.split("\x1E").to_h { |pair| pair.split("\x1F", 2) }
+    # rbconfig.rb places its folders under its own location: the root's.
+    %w[rubyhdrdir rubyarchhdrdir].each do |key|
+      raise "#{rbconfig}: #{key} #{config[key]} is outside #{root}" unless config.fetch(key).start_with?("#{root}/")
+    end
+    env = config.to_h { |key, value| ["RBCONFIG_#{key}", value.to_s] }
+    env["RBCONFIG_CROSS_COMPILING"] = "yes"
+    gcc = "#{triple.sub('-unknown-', '-')}-gcc"
+    env["CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER"] = gcc
+    env["CC_#{triple.tr('-', '_')}"] = gcc
+    env["BINDGEN_EXTRA_CLANG_ARGS_#{triple.tr('-', '_')}"] = "--sysroot=#{root}"
+    ["#{config.fetch('MAJOR')}.#{config.fetch('MINOR')}", env]
+  end
+end
