@@ -7,9 +7,9 @@
 #
 # Workload (hammer): every process tries to acquire without blocking; a
 # granted process holds the lease 1 ms (5 ms in the "5ms" rows) and releases
-# it; a refused one tries again at once. Held: the same, while the bench itself holds the lease (or
-# the advisory lock) for the whole round, so every try is refused: what a
-# refusal costs, with no handover in the way. Wait: a refused process waits
+# it; a refused one tries again at once. Held: the same, while the bench
+# itself holds the lease (or the advisory lock) for the whole round, so every
+# try is refused: what a refusal costs, with no handover in the way. Wait: a refused process waits
 # for the release (await_handover: LISTEN on PostgreSQL, a short jittered
 # poll on SQLite) before it tries again.
 #
@@ -48,12 +48,13 @@ ROUNDS = Integer(ENV.fetch("CONTENTION_ROUNDS", "3"))
 ENGINES = ENV.fetch("CONTENTION_ENGINES", "postgres,sqlite").split(",")
 # One row of the table: `hold` is the seconds a granted process holds the
 # lease before it releases it.
-Shape = Struct.new(:label, :processes, :resources, :mode, :hold)
+Shape = Struct.new(:label, :processes, :resources, :mode, :hold) do
+  def initialize(label, processes, resources, mode, hold = ContentionWorkers::HOLD) = super
+end
 SHAPES = [["1 on 1", 1, 1, :hammer], ["2 on 1", 2, 1, :hammer], ["4 on 1", 4, 1, :hammer],
           ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 5ms", 4, 1, :hammer, 0.005],
           ["8 on 1 5ms", 8, 1, :hammer, 0.005], ["4 on 1 held", 4, 1, :held], ["4 on 1 wait", 4, 1, :wait]]
-         .map { |label, processes, resources, mode, hold| Shape.new(label, processes, resources, mode, hold) }
-         .each { |shape| shape.hold ||= ContentionWorkers::HOLD }
+         .map { |columns| Shape.new(*columns) }
          .select { |shape| ENV.fetch("CONTENTION_SHAPES", shape.label).split(",").include?(shape.label) }.freeze
 
 # NaN (a figure a round did not have, say no handover at all) is left out.

@@ -8,7 +8,7 @@ module ContentionWorkers
   # What one worker saw in one round.
   Report = Struct.new(:grants, :refusals, :try_ns, :granted_try_ns, :events, :writes, keyword_init: true)
 
-  HOLD = 0.001 # seconds a worker holds a granted lease before releasing it (unless told)
+  HOLD = 0.001 # seconds a worker holds a granted lease before releasing it, unless a row says otherwise
   TTL = 30 # seconds: long enough that no lease expires within a round
 
   module_function
@@ -18,7 +18,7 @@ module ContentionWorkers
   # Forks `count` workers, each built by `make` (index => #try/#release/
   # #wait/#writes/#close), starts them together and returns their reports.
   # `hold`: the seconds a granted worker holds the lease.
-  def round(count, seconds, mode, make, hold: HOLD)
+  def round(count, seconds, mode, make, hold:)
     pipes = Array.new(count) { IO.pipe }
     starts = Array.new(count) { IO.pipe }
     pids = Array.new(count) do |index|
