@@ -152,7 +152,8 @@ def pg_round(server, shape)
   reports = holding(holder, prefix, shape.mode) do
     ContentionWorkers.round(shape.processes, SECONDS, shape.mode, lambda do |index|
       ContentionWorkers::StoreWorker.new(LeaseMachines::Stores::Postgres.new(url),
-                                         "#{prefix}-#{index % shape.resources}", index + 1, nil)
+                                         "#{prefix}-#{index % shape.resources}", index + 1, nil,
+                                         listen: shape.mode == :wait)
     end, hold: shape.hold)
   end
   holder.close
@@ -181,7 +182,7 @@ def sqlite_round(path, shape)
       db = store.transaction(&:connection) # @api private: the store's own connection
       start = db.total_changes
       ContentionWorkers::StoreWorker.new(store, "#{prefix}-#{index % shape.resources}", index + 1,
-                                         -> { db.total_changes - start })
+                                         -> { db.total_changes - start }, listen: shape.mode == :wait)
     end, hold: shape.hold)
   end
   holder.close

@@ -86,15 +86,19 @@ module ContentionWorkers
     report
   end
 
-  # A durable store's worker: acquire/release on one resource.
+  # A durable store's worker: acquire/release on one resource. `listen`:
+  # whether the worker waits for releases (the :wait rows), and so listens
+  # from before the round. A worker that never waits does not listen, as an
+  # application's hammering worker would not: on PostgreSQL every release
+  # wakes each listening backend.
   class StoreWorker
-    def initialize(store, name, owner, writes)
+    def initialize(store, name, owner, writes, listen:)
       @store = store
       @authority = store.authority(name)
       @owner = owner
       @writes = writes
       @authority.checkpoint # connect (and prepare) before the round
-      @store.await_handover(name, 0) # and listen
+      @store.await_handover(name, 0) if listen
     end
 
     def try
