@@ -50,6 +50,9 @@ ENGINES = ENV.fetch("CONTENTION_ENGINES", "postgres,sqlite").split(",")
 # lease before it releases it.
 Shape = Struct.new(:label, :processes, :resources, :mode, :hold) do
   def initialize(label, processes, resources, mode, hold = ContentionWorkers::HOLD) = super
+
+  # Whether the row's processes wait for releases, and so listen for them.
+  def listen? = mode == :wait
 end
 SHAPES = [["1 on 1", 1, 1, :hammer], ["2 on 1", 2, 1, :hammer], ["4 on 1", 4, 1, :hammer],
           ["8 on 1", 8, 1, :hammer], ["4 on 4", 4, 4, :hammer], ["4 on 1 5ms", 4, 1, :hammer, 0.005],
@@ -153,7 +156,7 @@ def pg_round(server, shape)
     ContentionWorkers.round(shape.processes, SECONDS, shape.mode, lambda do |index|
       ContentionWorkers::StoreWorker.new(LeaseMachines::Stores::Postgres.new(url),
                                          "#{prefix}-#{index % shape.resources}", index + 1, nil,
-                                         listen: shape.mode == :wait)
+                                         listen: shape.listen?)
     end, hold: shape.hold)
   end
   holder.close
@@ -182,7 +185,7 @@ def sqlite_round(path, shape)
       db = store.transaction(&:connection) # @api private: the store's own connection
       start = db.total_changes
       ContentionWorkers::StoreWorker.new(store, "#{prefix}-#{index % shape.resources}", index + 1,
-                                         -> { db.total_changes - start }, listen: shape.mode == :wait)
+                                         -> { db.total_changes - start }, listen: shape.listen?)
     end, hold: shape.hold)
   end
   holder.close
