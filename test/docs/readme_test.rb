@@ -29,9 +29,8 @@ module LeaseMachines
   # line (test_api_md_block_at_line_123).
   class ReadmeTest < Minitest::Test
     ROOT = File.expand_path("../..", __dir__)
-    # Relative to ROOT. docs/STORES.md is not here: its blocks show a store's
-    # set-up with placeholders (worker_id, a pool, a path, ActiveRecord) and do
-    # not run.
+    # Relative to ROOT. The other guides' blocks run in guides_test.rb
+    # (STORES.md, FENCES.md, JOBS.md) and test/runtime/runtime_doc_test.rb.
     DOCUMENTS = %w[README.md docs/API.md].freeze
     EXPECTED = /\s#\s=>\s(?<expected>.+)\z/
     RAISES = /\s#\sraises\s(?<class>[A-Z]\w*(?:::[A-Z]\w*)*):\s(?<message>.+)\z/
