@@ -154,6 +154,10 @@ module LeaseMachines
       end
 
       def driver_begin(conn) = conn.exec("BEGIN")
+
+      def server_session(conn) = conn.backend_pid
+
+      def end_session(backend) = terminate(backend)
     end
 
     class << self

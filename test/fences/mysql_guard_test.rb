@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "guard_contract"
+require_relative "connection_fault_cases"
 require_relative "mysql_fence_helper"
 require "active_record"
 
@@ -8,6 +8,8 @@ module LeaseMachines
   # Fences::MySQL given a URL: the fence opens (and owns) its connection.
   class MySQLUrlGuardTest < Minitest::Test
     include GuardContract
+    include ForkedChildCases
+    include LostConnectionCases
     include FenceTestHelper::MySQLData
 
     def new_fences
@@ -79,6 +81,7 @@ module LeaseMachines
   class MySQLClientGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include LostConnectionCases
     include FenceTestHelper::MySQLData
 
     def new_fences
@@ -145,6 +148,7 @@ module LeaseMachines
   # Fences::MySQL given a pool.
   class MySQLPoolGuardTest < Minitest::Test
     include GuardContract
+    include LostConnectionCases
     include FenceTestHelper::MySQLData
 
     # connection_pool's `with`, reentrant per thread, over real clients.

@@ -1,11 +1,13 @@
 # frozen_string_literal: true
 
-require_relative "guard_contract"
+require_relative "connection_fault_cases"
 
 module LeaseMachines
   # Fences::Postgres given a URL: the fence opens (and owns) its connection.
   class PostgresUrlGuardTest < Minitest::Test
     include GuardContract
+    include ForkedChildCases
+    include LostConnectionCases
     include FenceTestHelper::PostgresData
 
     def new_fences
@@ -59,6 +61,7 @@ module LeaseMachines
   class PostgresConnectionGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include LostConnectionCases
     include FenceTestHelper::PostgresData
 
     def new_fences
@@ -225,6 +228,7 @@ module LeaseMachines
   class PostgresPoolGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include LostConnectionCases
     include FenceTestHelper::PostgresData
 
     def new_fences
