@@ -2,19 +2,40 @@
 
 module LeaseMachines
   module Stores
-    # A resource this process opened (a store's own database connection):
-    # opened on first use, and again in a forked child. A child never touches
-    # the one it inherited: it does not use it, close it or even let it be
-    # finalized (it stays referenced here for as long as the child runs),
-    # because that would end the parent's session (PostgreSQL) or upset its
-    # locks (SQLite). Ruby still finalizes every object when the child exits
-    # (`exit`, not `exit!`): an engine whose finalizer writes to the parent's
-    # socket silences it first (`inherited:`). Fork while no call is in
-    # flight on it.
+    # A resource this process opened (a store's or a fence's own database
+    # connection): opened on first use, and again in a forked child. A child
+    # never touches the one it inherited: it does not use it, close it or
+    # even let it be finalized (it stays referenced here for as long as the
+    # child runs), because that would end the parent's session (PostgreSQL)
+    # or upset its locks (SQLite). Ruby still finalizes every object when the
+    # child exits (`exit`, not `exit!`): an engine whose finalizer writes to
+    # the parent's socket silences it (`inherited:`), in the child right
+    # after the fork ({ForkHook}), so also in a child that never uses it. Fork
+    # while no call is in flight on it.
     #
-    # Not thread-safe: the caller serializes its use (every store holds a
-    # Mutex around it).
+    # Not thread-safe: the caller serializes its use (every source holds a
+    # lock around it).
     class ProcessLocal
+      # Every ProcessLocal of this process, for {ForkHook}.
+      ALL = ObjectSpace::WeakMap.new
+      private_constant :ALL
+
+      # Prepended to Process's singleton class (`Process._fork`, which every
+      # way of forking goes through): in the child, every ProcessLocal lets
+      # go of what it inherited at once.
+      module ForkHook
+        def _fork
+          pid = super
+          ProcessLocal.inherit_all if pid.zero?
+          pid
+        end
+      end
+
+      # @api private: in a forked child (see {ForkHook})
+      def self.inherit_all
+        ALL.each_key { |local| local.send(:keep_inherited) }
+      end
+
       # @param inherited [#call, nil] called, in a child, with the resource
       #   it inherited from its parent, once, before the child opens its own
       #   (say, to silence what finalizing it at exit would send)
@@ -26,6 +47,7 @@ module LeaseMachines
         @resource = nil
         @pid = nil
         @inherited = []
+        ALL[self] = true
       end
 
       # @return this process's resource, opened now when it has none yet
@@ -54,7 +76,7 @@ module LeaseMachines
       private
 
       def keep_inherited
-        if @resource
+        if @resource && @pid != Process.pid
           @on_inherit&.call(@resource)
           @inherited << @resource
         end
@@ -62,5 +84,7 @@ module LeaseMachines
         @pid = nil
       end
     end
+
+    Process.singleton_class.prepend(ProcessLocal::ForkHook)
   end
 end
