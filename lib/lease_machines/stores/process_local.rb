@@ -83,8 +83,8 @@ module LeaseMachines
         @resource = nil
         @pid = nil
       end
-    end
 
-    Process.singleton_class.prepend(ProcessLocal::ForkHook)
+      Process.singleton_class.prepend(ForkHook)
+    end
   end
 end
