@@ -2,6 +2,7 @@
 
 require "pg"
 require "lease_machines/fences"
+require "lease_machines/stores/postgres"
 
 module LeaseMachines
   module Fences
@@ -57,18 +58,18 @@ module LeaseMachines
 
       private
 
+      # The stores' connection sources (Stores::Connections), with a fence's
+      # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
-        case connection
-        when String
-          owned_failures = failures("PostgreSQL")
-          Connections::Owned.new { session(connect(connection, owned_failures), owned_failures) }
-        when PG::Connection then Connections::Shared.new(session(connection, failures("PostgreSQL")))
-        else other(connection)
+        driver_failures = failures("PostgreSQL")
+        sources = Connections::Sources.new(Stores::Postgres::Connections) do |conn|
+          Session.new(conn, driver_failures, prepared: @prepared, admission: @admission)
         end
-      end
-
-      def session(connection, failures)
-        Session.new(connection, failures, prepared: @prepared, admission: @admission)
+        case connection
+        when String then sources.owned(connection) { connect(connection, driver_failures) }
+        when PG::Connection then sources.shared(connection)
+        else other(connection, sources)
+        end
       end
 
       def connect(url, failures)
@@ -77,13 +78,12 @@ module LeaseMachines
         raise failures.statement(e, "could not connect")
       end
 
-      def other(connection)
+      def other(connection, sources)
         if Connections::ActiveRecord.accepts?(connection)
           Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
                                         @admission)
         elsif connection.respond_to?(:with)
-          pool_failures = failures("PostgreSQL")
-          Connections::Pool.new(connection) { |conn| session(conn, pool_failures) }
+          sources.pool(connection)
         else
           raise TypeError, "connection must be a PG::Connection, a connection URL String, a pool responding to " \
                            "#with, or ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection), " \

@@ -27,6 +27,7 @@ module LeaseMachines
         def argument
           @database
         end
+        alias connection argument
 
         # @return [self]
         def ready
@@ -72,11 +73,16 @@ module LeaseMachines
         end
 
         # Runs `sql` (several statements) in a transaction of its own
-        # (BEGIN IMMEDIATE, so concurrent setups wait for each other), or
-        # under a savepoint inside the caller's.
+        # (BEGIN IMMEDIATE, so concurrent setups wait for each other, as
+        # guards do: up to the busy timeout), or under a savepoint inside the
+        # caller's.
         def setup(sql)
           joined = in_transaction?
-          run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          begin
+            run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          rescue ::SQLite3::Exception => e
+            raise @failures.statement(e, "nothing was created")
+          end
           begin
             @database.execute_batch(sql)
           rescue ::SQLite3::Exception => e
