@@ -16,10 +16,6 @@ module LeaseMachines
     # Not thread-safe: the caller serializes its use (every source holds a
     # lock around it).
     class ProcessLocal
-      # Every ProcessLocal of this process, for {ForkHook}.
-      ALL = ObjectSpace::WeakMap.new
-      private_constant :ALL
-
       # Prepended to Process's singleton class (`Process._fork`, which every
       # way of forking goes through): in the child, every ProcessLocal lets
       # go of what it inherited at once.
@@ -31,9 +27,12 @@ module LeaseMachines
         end
       end
 
-      # @api private: in a forked child (see {ForkHook})
+      # @api private: in a forked child (see {ForkHook}). Found by a walk of
+      # the heap, once per fork: a registry would have to hold them weakly,
+      # and Ruby 3.1's WeakMap yields objects that took a collected key's
+      # place.
       def self.inherit_all
-        ALL.each_key { |local| local.send(:keep_inherited) }
+        ObjectSpace.each_object(ProcessLocal) { |local| local.send(:keep_inherited) }
       end
 
       # @param inherited [#call, nil] called, in a child, with the resource
@@ -47,7 +46,6 @@ module LeaseMachines
         @resource = nil
         @pid = nil
         @inherited = []
-        ALL[self] = true
       end
 
       # @return this process's resource, opened now when it has none yet
