@@ -20,16 +20,36 @@ module LeaseMachines
     module Connections
       # One fence's sources of driver connections.
       class Sources
+        ACTIVE_RECORD = "ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection)"
+
         # @param engine the engine's traits (Stores::Connections::Engine)
+        # @param failures [Failures] the fence's, for a connection it cannot open
         # @yieldparam connection a driver connection
         # @yieldreturn the fence's session on it
-        def initialize(engine, &session)
+        def initialize(engine, failures, &session)
           @engine = engine
+          @failures = failures
           @session = session
         end
 
-        # @yieldreturn a newly opened driver connection
+        # The source for a server fence's `connection`: a URL, the engine's
+        # driver connection, ActiveRecord (the block's source) or a pool.
+        # @yieldparam active_record the ActiveRecord argument
+        # @raise [TypeError] for anything else
+        def for(connection)
+          return owned(connection) if connection.is_a?(String)
+          return shared(connection) if connection.is_a?(@engine.driver)
+          return yield connection if Connections::ActiveRecord.accepts?(connection)
+          return pool(connection) if connection.respond_to?(:with)
+
+          raise TypeError, "connection must be #{@engine.expected}, a pool responding to #with, or #{ACTIVE_RECORD}, " \
+                           "got #{connection.inspect}"
+        end
+
+        # @yieldreturn a newly opened driver connection (default: the engine's
+        #   connector, its failure a StoreError)
         def owned(url, &connect)
+          connect ||= connector(url)
           Stores::Connections::Owned.new(url, @engine, connect: connect, session: @session, lock: Monitor)
         end
 
@@ -39,6 +59,18 @@ module LeaseMachines
 
         def pool(pool)
           Stores::Connections::Pool.new(pool, @engine, session: @session)
+        end
+
+        private
+
+        def connector(url)
+          connect = @engine.connector(url)
+          failures = @failures
+          lambda do
+            connect.call
+          rescue failures.driver_error => e
+            raise failures.statement(e, "could not connect")
+          end
         end
       end
     end

@@ -57,34 +57,11 @@ module LeaseMachines
       # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
         driver_failures = failures("MySQL")
-        sources = Connections::Sources.new(Stores::MySQL::Connections) do |client|
+        sources = Connections::Sources.new(Stores::MySQL::Connections, driver_failures) do |client|
           Session.new(client, driver_failures, admission: @admission)
         end
-        case connection
-        when String then owned(connection, sources, driver_failures)
-        when Mysql2::Client then sources.shared(connection)
-        else other(connection, sources)
-        end
-      end
-
-      def owned(url, sources, failures)
-        connect = Stores::MySQL::Connections.connector(url)
-        sources.owned(url) do
-          connect.call
-        rescue Mysql2::Error => e
-          raise failures.statement(e, "could not connect")
-        end
-      end
-
-      def other(connection, sources)
-        if Connections::ActiveRecord.accepts?(connection)
-          Connections::ActiveRecord.new(connection, DIALECT, failures("MySQL (ActiveRecord)"), @admission)
-        elsif connection.respond_to?(:with)
-          sources.pool(connection)
-        else
-          raise TypeError, "connection must be a Mysql2::Client, a mysql2:// URL String, a pool responding to " \
-                           "#with, or ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection), " \
-                           "got #{connection.inspect}"
+        sources.for(connection) do |active_record|
+          Connections::ActiveRecord.new(active_record, DIALECT, failures("MySQL (ActiveRecord)"), @admission)
         end
       end
 

@@ -62,32 +62,12 @@ module LeaseMachines
       # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
         driver_failures = failures("PostgreSQL")
-        sources = Connections::Sources.new(Stores::Postgres::Connections) do |conn|
+        sources = Connections::Sources.new(Stores::Postgres::Connections, driver_failures) do |conn|
           Session.new(conn, driver_failures, prepared: @prepared, admission: @admission)
         end
-        case connection
-        when String then sources.owned(connection) { connect(connection, driver_failures) }
-        when PG::Connection then sources.shared(connection)
-        else other(connection, sources)
-        end
-      end
-
-      def connect(url, failures)
-        PG.connect(url)
-      rescue PG::Error => e
-        raise failures.statement(e, "could not connect")
-      end
-
-      def other(connection, sources)
-        if Connections::ActiveRecord.accepts?(connection)
-          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
+        sources.for(connection) do |active_record|
+          Connections::ActiveRecord.new(active_record, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
                                         @admission)
-        elsif connection.respond_to?(:with)
-          sources.pool(connection)
-        else
-          raise TypeError, "connection must be a PG::Connection, a connection URL String, a pool responding to " \
-                           "#with, or ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection), " \
-                           "got #{connection.inspect}"
         end
       end
 

@@ -71,11 +71,11 @@ module LeaseMachines
         case connection
         when String
           failures = failures("SQLite (#{connection})")
-          sources = Connections::Sources.new(Database) { |database| session(database, failures, true) }
+          sources = Connections::Sources.new(Database, failures) { |database| session(database, failures, true) }
           sources.owned(connection) { open_database(connection, busy_timeout_ms, failures) }
         when ::SQLite3::Database
           failures = failures("SQLite")
-          Connections::Sources.new(Database) { |database| session(database, failures, false) }.shared(connection)
+          Connections::Sources.new(Database, failures) { |database| session(database, failures, false) }.shared(connection)
         else
           unless Connections::ActiveRecord.accepts?(connection)
             raise TypeError, "connection must be a database path String, an SQLite3::Database or ActiveRecord " \
