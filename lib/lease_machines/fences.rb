@@ -32,7 +32,9 @@ module LeaseMachines
   # - token.rb, resource_name.rb: the arguments' rules; pass.rb: {Pass},
   #   what a fenced row write shows a bound or signed model; stored_token.rb: how
   #   columns hold tokens; failures.rb: how a guard's own statements fail;
-  # - connections.rb, active_record/source.rb: where connections come from;
+  # - connections.rb: a fence's driver connections, from the stores'
+  #   connection layer (Stores::Connections); active_record/source.rb:
+  #   ActiveRecord's;
   # - sqlite/, postgres/: the engines' sessions and SQL; schema.rb: the
   #   table's SQL (db/*/002_create_lease_machines_fences.sql);
   # - active_record/record.rb and its neighbours: fenced rows of a model.

@@ -34,7 +34,8 @@ module LeaseMachines
   # - failures.rb: {Failures}, how every engine's failures reach the caller;
   # - process_local.rb: {ProcessLocal}, a connection a forked child reopens;
   # - connection_kind.rb: {ConnectionKind}; connections.rb: {Connections},
-  #   where a server store's connections come from (loaded by the engines);
+  #   where a server store's (and a fence's) connections come from (loaded
+  #   by the engines);
   # - sqlite/ and postgres/: the engines; schema.rb: their SQL; cli.rb: the
   #   operators' command line.
   module Stores
