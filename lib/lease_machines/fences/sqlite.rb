@@ -3,6 +3,7 @@
 require "sqlite3"
 require "lease_machines/fences"
 require "lease_machines/fences/connections"
+require "lease_machines/stores/sqlite"
 
 module LeaseMachines
   module Fences

@@ -3,13 +3,17 @@
 module LeaseMachines
   module Fences
     class SQLite < Table
-      # One SQLite3::Database as a guard uses it (see {DriverGuard}).
+      # One SQLite3::Database as a guard uses it (see {DriverGuard}): the
+      # store's connection (running statements, COMMIT, rolling back, closing)
+      # plus the guard's statements. It waits for a lock in SQLite's own busy
+      # handler (the database's busy_timeout), never in the store's
+      # #patiently.
       #
       # A database the fence opened itself keeps its statements prepared. A
       # database the caller gave is used without keeping any: the sqlite3 gem
       # refuses to close a database while a prepared statement is open, so a
       # fence that kept one would break the caller's `close`.
-      class Session
+      class Session < Stores::SQLite::Connection
         include Statements
 
         # @return [Failures]
@@ -17,9 +21,9 @@ module LeaseMachines
 
         # @param admission [Admission] which tokens the mark admits
         def initialize(database, failures, prepared:, admission: Admission.new(:any))
-          @database = database
+          super(database, 0)
           @failures = failures
-          @statements = prepared ? {} : nil
+          @prepared = prepared
           @admission = admission
         end
 
@@ -92,19 +96,6 @@ module LeaseMachines
           joined ? release_savepoint : @failures.committing(self) { commit }
         end
 
-        # @return [nil] (SQLite answers COMMIT with an error or not at all)
-        def commit
-          run("COMMIT")
-          nil
-        end
-
-        def roll_back
-          @database.execute("ROLLBACK") if @database.transaction_active?
-        rescue StandardError
-          nil # the transaction went with the error: SQLite rolled it back itself
-        end
-        alias recover roll_back
-
         def roll_back_savepoint
           run("ROLLBACK TO SAVEPOINT #{SAVEPOINT}")
           run("RELEASE SAVEPOINT #{SAVEPOINT}")
@@ -112,20 +103,6 @@ module LeaseMachines
 
         def release_savepoint
           run("RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
-
-        # Whether COMMIT failed and left the transaction open: SQLite refused
-        # it, and nothing was committed.
-        def refused?(error)
-          error.is_a?(::SQLite3::Exception) && @database.transaction_active?
-        end
-
-        # Finalizes the statements this session prepared and closes the
-        # database (one the fence opened).
-        def close
-          @statements&.each_value(&:close)
-          @statements&.clear
-          @database.close unless @database.closed?
         end
 
         private
@@ -136,22 +113,19 @@ module LeaseMachines
           @database.changes
         end
 
-        # Runs one statement to its first row.
+        # Runs one statement to its first row: the store's prepared one, or,
+        # on a database the caller gave, one prepared for this run only.
         # @return [Array, nil]
         def run(sql, *binds)
-          statement = @statements ? (@statements[sql] ||= @database.prepare(sql)) : @database.prepare(sql)
+          return super if @prepared
+
+          statement = @database.prepare(sql)
           begin
             statement.bind_params(*binds) unless binds.empty?
             statement.step
           ensure
-            @statements ? reset(statement) : statement.close
+            statement.close
           end
-        end
-
-        def reset(statement)
-          statement.reset!
-        rescue ::SQLite3::Exception
-          nil # a failed step raised its own error already; that one is the one that counts
         end
       end
     end
