@@ -65,12 +65,13 @@ module LeaseMachines
 
         def connector(url)
           connect = @engine.connector(url)
-          failures = @failures
-          lambda do
-            connect.call
-          rescue failures.driver_error => e
-            raise failures.statement(e, "could not connect")
-          end
+          -> { connecting(connect) }
+        end
+
+        def connecting(connect)
+          connect.call
+        rescue @failures.driver_error => e
+          raise @failures.statement(e, "could not connect")
         end
       end
     end

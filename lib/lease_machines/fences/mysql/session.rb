@@ -54,6 +54,14 @@ module LeaseMachines
           mark(resource, token)
         end
 
+        def mark(resource, token)
+          Statements.mark(@admission.mode, resource, token) do |sql|
+            @connection.query(sql)
+            @connection.affected_rows
+          end
+        end
+        private :mark
+
         # @return [Integer, nil] the resource's mark
         def highest(resource)
           value = query(Statements.highest_sql(resource, locking: @locking)).dig(0, 0)
@@ -103,15 +111,6 @@ module LeaseMachines
 
         def release_savepoint
           @connection.query("RELEASE SAVEPOINT #{Statements::SAVEPOINT}")
-        end
-
-        private
-
-        def mark(resource, token)
-          Statements.mark(@admission.mode, resource, token) do |sql|
-            @connection.query(sql)
-            @connection.affected_rows
-          end
         end
       end
     end

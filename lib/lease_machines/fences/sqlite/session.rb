@@ -107,12 +107,6 @@ module LeaseMachines
 
         private
 
-        def mark(resource, token)
-          mode = @admission.mode
-          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token))
-          @database.changes
-        end
-
         # Runs one statement to its first row: the store's prepared one, or,
         # on a database the caller gave, one prepared for this run only.
         # @return [Array, nil]
@@ -126,6 +120,12 @@ module LeaseMachines
           ensure
             statement.close
           end
+        end
+
+        def mark(resource, token)
+          mode = @admission.mode
+          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token))
+          @database.changes
         end
       end
     end
