@@ -52,6 +52,15 @@ module LeaseMachines
       assert_the_next_guard_works_or_is_refused(resource)
     end
 
+    def test_setup_on_a_connection_ended_raises_store_error
+      end_session(fences.guard(unique_name("ended-setup"), 1) { |conn| server_session(conn) })
+      error = assert_raises(StoreError) { fences.setup! }
+      assert_match(/\(nothing was (created|written)\)/, error.message)
+      assert_same fences, fences.setup!, "setup! works again once the connection is reconnected or reopened"
+    rescue StoreError => e
+      assert_match(/connection is closed/, e.message)
+    end
+
     private
 
     def assert_the_next_guard_works_or_is_refused(resource)

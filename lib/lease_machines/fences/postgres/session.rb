@@ -105,7 +105,12 @@ module LeaseMachines
         # the caller's), with concurrent setups serialized by an advisory lock.
         def setup(sql)
           joined = in_transaction?
-          @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
+          begin
+            @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
+          rescue PG::Error => e
+            roll_back unless joined # reconnects a connection that broke
+            raise @failures.statement(e, "nothing was created")
+          end
           begin
             @connection.exec("SET LOCAL client_min_messages = warning")
             @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
