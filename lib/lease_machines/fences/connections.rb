@@ -20,8 +20,6 @@ module LeaseMachines
     module Connections
       # One fence's sources of driver connections.
       class Sources
-        ACTIVE_RECORD = "ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection)"
-
         # @param engine the engine's traits (Stores::Connections::Engine)
         # @param failures [Failures] the fence's, for a connection it cannot open
         # @yieldparam connection a driver connection
@@ -32,18 +30,19 @@ module LeaseMachines
           @session = session
         end
 
-        # The source for a server fence's `connection`: a URL, the engine's
-        # driver connection, ActiveRecord (the block's source) or a pool.
+        # The source for a server fence's `connection`, of the kinds a store
+        # takes (Stores::ConnectionKind): a URL, the engine's driver
+        # connection, a pool, or ActiveRecord (the block's source).
         # @yieldparam active_record the ActiveRecord argument
         # @raise [TypeError] for anything else
         def for(connection)
-          return owned(connection) if connection.is_a?(String)
-          return shared(connection) if connection.is_a?(@engine.driver)
-          return yield connection if Connections::ActiveRecord.accepts?(connection)
-          return pool(connection) if connection.respond_to?(:with)
-
-          raise TypeError, "connection must be #{@engine.expected}, a pool responding to #with, or #{ACTIVE_RECORD}, " \
-                           "got #{connection.inspect}"
+          kind, target = Stores::ConnectionKind.of(connection, driver: @engine.driver, expected: @engine.expected)
+          case kind
+          when :url then owned(target)
+          when :driver then shared(target)
+          when :pool then pool(target)
+          else yield connection
+          end
         end
 
         # @yieldreturn a newly opened driver connection (default: the engine's
