@@ -52,6 +52,15 @@ module LeaseMachines
       assert_the_next_guard_works_or_is_refused(resource)
     end
 
+    def test_a_read_on_a_connection_ended_raises_store_error_and_the_next_read_works_or_is_refused
+      resource = unique_name("ended-read")
+      end_session(fences.guard(resource, 1) { |conn| server_session(conn) })
+      assert_raises(StoreError) { fences.highest(resource) }
+      assert_equal 1, fences.highest(resource)
+    rescue StoreError => e
+      assert_match(/connection is closed/, e.message)
+    end
+
     def test_setup_on_a_connection_ended_raises_store_error
       end_session(fences.guard(unique_name("ended-setup"), 1) { |conn| server_session(conn) })
       error = assert_raises(StoreError) { fences.setup! }
