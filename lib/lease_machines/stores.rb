@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "lease_machines"
-require_relative "store_error"
+require_relative "errors"
 
 module LeaseMachines
   # Durable authorities: one serialized, committed history per resource name,
