@@ -58,13 +58,9 @@ module LeaseMachines
 
       def idle(seconds)
         authority = @claim.authority
-        if authority.respond_to?(:await_handover)
-          authority.await_handover(seconds)
-        elsif authority.respond_to?(:store) && authority.store.respond_to?(:await_handover)
-          authority.store.await_handover(authority.name, seconds)
-        else
-          @claim.clock.sleep(seconds)
-        end
+        return authority.await_handover(seconds) if authority.respond_to?(:await_handover)
+
+        @claim.clock.sleep(seconds)
       end
     end
   end
