@@ -3,6 +3,7 @@
 require_relative "../stores/store_helper"
 require "lease_machines/fences/sqlite"
 require "lease_machines/fences/postgres"
+require "timeout"
 
 module LeaseMachines
   # Shared by the fence suite (test/fences): real databases, nothing mocked.

@@ -1,10 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "../errors"
+
 module LeaseMachines
   # A held lease can no longer be relied upon: raised by {Runtime::Held#check!}
   # once the holder is at risk, expired or fenced, and into the block's thread
   # by `hold(interrupt: true)` when the lease is lost.
-  class LeaseLost < StandardError
+  class LeaseLost
     # @return [String] the resource name
     attr_reader :resource
     # @return [Integer] the token that was held
@@ -30,7 +32,7 @@ module LeaseMachines
 
   # `hold!` could not acquire the lease within its wait: the block did not
   # run. {#decision} is the authority's last answer.
-  class Occupied < StandardError
+  class Occupied
     # @return [String] the resource name
     attr_reader :resource
     # @return [Decision] the last rejection

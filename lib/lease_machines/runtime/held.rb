@@ -17,13 +17,13 @@ module LeaseMachines
       attr_reader :owner
 
       # @api private (made by `hold`)
-      def initialize(claim:, lease:, sent_at:, cadence:, callbacks:)
-        @claim = claim
-        @resource = claim.resource
+      def initialize(calls:, lease:, sent_at:, cadence:, callbacks:)
+        @calls = calls
+        @resource = calls.resource
         @owner = lease.owner
         @lease = lease
         @holder = Holder.new(token: lease.token, at: sent_at, cadence: cadence)
-        @claimbacks = callbacks
+        @callbacks = callbacks
         @pid = Process.pid
         @mutex = Mutex.new
         @renewing = Mutex.new
@@ -62,7 +62,7 @@ module LeaseMachines
       def at_risk?
         return true if forked?
 
-        now = @claim.clock.now
+        now = @calls.clock.now
         @mutex.synchronize { @holder.at_risk?(now) }
       end
 
@@ -80,14 +80,14 @@ module LeaseMachines
       def remaining
         return 0.0 if forked?
 
-        now = @claim.clock.now
+        now = @calls.clock.now
         @mutex.synchronize { done? ? 0.0 : [expires_at - now, 0.0].max }
       end
 
       # Raises {LeaseLost} once the holder is at risk, expired or fenced.
       # @return [self]
       def check!
-        now = @claim.clock.now
+        now = @calls.clock.now
         error = @mutex.synchronize { lost_error(now) }
         raise error if error
 
@@ -101,7 +101,7 @@ module LeaseMachines
           @reason ||= :fenced
           @holder.fence
         end
-        @claim.emit(:fenced, self, status: :fenced, reason: :fenced) if changed
+        @calls.emit(:fenced, self, status: :fenced, reason: :fenced) if changed
         lost(:fenced) if changed
         changed
       end
@@ -133,7 +133,7 @@ module LeaseMachines
         @renewing.synchronize do
           return if @finished || forked?
 
-          sent_at = @claim.clock.now
+          sent_at = @calls.clock.now
           was_at_risk, token, due, ends = @mutex.synchronize do
             [@holder.state == :at_risk, @holder.token, planned_at, expires_at]
           end
@@ -141,7 +141,7 @@ module LeaseMachines
           return unless @mutex.synchronize { @holder.refresh(sent_at) }
 
           at_risk if !was_at_risk && state == :at_risk
-          answer(@claim.renew(self, token, late: sent_at - due), sent_at)
+          answer(@calls.renew(self, token, late: sent_at - due), sent_at)
         end
       end
 
@@ -157,7 +157,7 @@ module LeaseMachines
         # An expired lease is no longer ours to release; a fenced one may
         # still be held at the authority, and releasing it lets the next
         # holder in at once.
-        @claim.release(self) unless forked? || state == :expired
+        @calls.release(self) unless forked? || state == :expired
       end
 
       # `interrupt: true`: the block's thread gets {LeaseLost} when the lease is lost.
@@ -237,13 +237,13 @@ module LeaseMachines
       end
 
       def at_risk
-        @claim.emit(:at_risk, self, status: :at_risk)
-        @claimbacks.call(:at_risk, self)
+        @calls.emit(:at_risk, self, status: :at_risk)
+        @callbacks.call(:at_risk, self)
       end
 
       def lost(reason)
-        @claim.emit(:lost, self, status: state, reason: reason)
-        @claimbacks.call(:lost, self)
+        @calls.emit(:lost, self, status: state, reason: reason)
+        @callbacks.call(:lost, self)
         thread = @mutex.synchronize { @thread }
         thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
       end

@@ -30,8 +30,8 @@ module LeaseMachines
         raise ArgumentError, "hold needs a block" unless block
 
         callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
-        Hold.new(claim(owner, ttl, renew_after, warn_before, clock), wait: wait, interrupt: interrupt,
-                                                                     callbacks: callbacks).run(&block)
+        calls = lease_calls(owner, ttl, renew_after, warn_before, clock)
+        HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
       # Like {#hold}, but returns the block's value, and raises {Occupied}
@@ -56,13 +56,13 @@ module LeaseMachines
 
       private
 
-      def claim(owner, ttl, renew_after, warn_before, clock)
+      def lease_calls(owner, ttl, renew_after, warn_before, clock)
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
 
-        Claim.new(authority: self, resource: hold_resource, owner: owner, clock: clock,
-                  cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
+        LeaseCalls.new(authority: self, resource: hold_resource, owner: owner, clock: clock,
+                       cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
           hold_decide(operation, clock, **arguments)
         end
       end

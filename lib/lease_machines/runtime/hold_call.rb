@@ -4,14 +4,14 @@ module LeaseMachines
   module Runtime
     # One `hold` call: acquire, run the block under the renewal thread,
     # release.
-    class Hold
-      def initialize(claim, wait:, interrupt:, callbacks:)
+    class HoldCall
+      def initialize(calls, wait:, interrupt:, callbacks:)
         unless (wait.is_a?(Integer) || (wait.is_a?(Float) && wait.finite?)) && !wait.negative?
           raise ArgumentError, "wait must be a finite, non-negative number of seconds, got #{wait.inspect}"
         end
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
 
-        @claim = claim
+        @calls = calls
         @wait = wait
         @interrupt = interrupt
         @callbacks = callbacks
@@ -19,10 +19,10 @@ module LeaseMachines
 
       # @return [Outcome]
       def run(&)
-        decision, sent_at = Acquisition.new(@claim, wait: @wait).call
+        decision, sent_at = Acquisition.new(@calls, wait: @wait).call
         return Outcome.new(held: false, value: nil, decision: decision) unless sent_at
 
-        held = Held.new(claim: @claim, lease: decision.lease, sent_at: sent_at, cadence: @claim.cadence,
+        held = Held.new(calls: @calls, lease: decision.lease, sent_at: sent_at, cadence: @calls.cadence,
                         callbacks: @callbacks)
         Outcome.new(held: true, value: under(held, &), decision: decision)
       end
@@ -36,7 +36,7 @@ module LeaseMachines
       # the block's outcome: its value, its own error or its throw is what the
       # caller gets.
       def under(held)
-        scheduler = Scheduler.for(@claim.clock)
+        scheduler = Scheduler.for(@calls.clock)
         Thread.handle_interrupt(LeaseLost => :never) do
           held.interrupt(Thread.current) if @interrupt
           scheduler.add(held)
