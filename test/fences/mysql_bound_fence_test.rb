@@ -3,7 +3,7 @@
 require_relative "mysql_fence_helper"
 require "active_record"
 # BoundFenceCases, the cases every engine's bound fence runs.
-require_relative "bound_fence_test"
+require_relative "bound_fence_cases"
 
 module LeaseMachines
   # The MySQL parts of the bound fence tests: the store
