@@ -243,7 +243,11 @@ module LeaseMachines
       error = assert_raises(UnknownTokenError) { fences.guard(name, BoundFenceCases::MAX) { flunk "ran" } }
       assert_equal token, error.last_issued
       fences.guard(name, token) { |conn| driver_write(conn, "#{name}-guarded", "guarded") }
-      engine == :sqlite ? @conn.execute("COMMIT") : @conn.exec("COMMIT")
+      case engine
+      when :sqlite then @conn.execute("COMMIT")
+      when :postgres then @conn.exec("COMMIT")
+      when :mysql then @conn.query("COMMIT")
+      end
       assert_equal ["the caller's own write", "guarded"], [committed_body(name), committed_body("#{name}-guarded")]
       assert_equal stored_text(token), committed_mark_text(name)
     end
