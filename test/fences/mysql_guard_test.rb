@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "guard_contract"
+require_relative "server_guard_cases"
 require_relative "mysql_fence_helper"
 require "active_record"
 
@@ -8,6 +9,7 @@ module LeaseMachines
   # Fences::MySQL given a URL: the fence opens (and owns) its connection.
   class MySQLUrlGuardTest < Minitest::Test
     include GuardContract
+    include ServerGuardCases
     include FenceTestHelper::MySQLData
 
     def new_fences
@@ -39,14 +41,6 @@ module LeaseMachines
       fences = Fences::MySQL.new("mysql2://root@127.0.0.1:1/none?connect_timeout=1")
       error = assert_raises(StoreError) { fences.guard("r", 1) { flunk "ran" } }
       assert_match(/\AMySQL: .*\(could not connect\)/m, error.message)
-    end
-
-    def test_a_resource_name_with_quotes_and_backslashes_is_written_as_it_is
-      resource = %(it's a \\ "name" \\\\'; DROP TABLE fence_reports; --)
-      fences.guard(resource, 3) { |conn| write(conn, resource, "quoted") }
-      assert_equal 3, fences.highest(resource)
-      assert_equal "3", committed_mark_text(resource)
-      assert_equal "quoted", committed_body(resource)
     end
 
     # KILL CONNECTION while the block runs: the guard's COMMIT fails on a

@@ -1,11 +1,13 @@
 # frozen_string_literal: true
 
 require_relative "guard_contract"
+require_relative "server_guard_cases"
 
 module LeaseMachines
   # Fences::Postgres given a URL: the fence opens (and owns) its connection.
   class PostgresUrlGuardTest < Minitest::Test
     include GuardContract
+    include ServerGuardCases
     include FenceTestHelper::PostgresData
 
     def new_fences
@@ -44,14 +46,6 @@ module LeaseMachines
         assert_equal PG::PQTRANS_INTRANS, conn.transaction_status
         assert_equal "read committed", conn.exec("SHOW transaction_isolation").getvalue(0, 0)
       end
-    end
-
-    def test_a_resource_name_with_quotes_and_backslashes_is_written_as_it_is
-      resource = %(it's a \\ "name" \\\\'; DROP TABLE fence_reports; --)
-      fences.guard(resource, 3) { |conn| write(conn, resource, "quoted") }
-      assert_equal 3, fences.highest(resource)
-      assert_equal "3", committed_mark_text(resource)
-      assert_equal "quoted", committed_body(resource)
     end
   end
 
