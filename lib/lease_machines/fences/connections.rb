@@ -10,7 +10,7 @@ module LeaseMachines
     # path the fence opens, the caller's own, a pool) comes from the stores'
     # sources (Stores::Connections): one layer opens, serializes, reopens,
     # keeps from a forked child and closes connections for stores and fences
-    # alike. ActiveRecord is the fence's own (active_record/source.rb).
+    # alike. ActiveRecord is the fence's own (active_record_connection/).
     #
     # What a fence does differently is policy, and stays here: its session
     # (an engine's fence Session) takes a connection inside the caller's
