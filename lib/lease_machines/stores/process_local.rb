@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../fork_hook"
+
 module LeaseMachines
   module Stores
     # A resource this process opened (a store's or a fence's own database
@@ -16,18 +18,8 @@ module LeaseMachines
     # Not thread-safe: the caller serializes its use (every source holds a
     # lock around it).
     class ProcessLocal
-      # Prepended to Process's singleton class (`Process._fork`, which every
-      # way of forking goes through): in the child, every ProcessLocal lets
-      # go of what it inherited at once.
-      module ForkHook
-        def _fork
-          pid = super
-          ProcessLocal.inherit_all if pid.zero?
-          pid
-        end
-      end
-
-      # @api private: in a forked child (see {ForkHook}). Found by a walk of
+      # @api private: in a forked child (see {ForkHook}), every ProcessLocal
+      # lets go of what it inherited at once. Found by a walk of
       # the heap, once per fork (about 2 ms for 200,000 objects): a registry
       # would have to hold them weakly, and Ruby 3.1's WeakMap#each_key
       # yielded other objects (Integers, Strings) here.
@@ -82,7 +74,7 @@ module LeaseMachines
         @pid = nil
       end
 
-      Process.singleton_class.prepend(ForkHook)
+      ForkHook.in_child { inherit_all }
     end
   end
 end
