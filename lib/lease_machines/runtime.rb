@@ -3,6 +3,7 @@
 require_relative "runtime/owner_id"
 require_relative "runtime/monotonic_clock"
 require_relative "runtime/errors"
+require_relative "runtime/seconds"
 require_relative "runtime/outcome"
 require_relative "runtime/callbacks"
 require_relative "runtime/lease_calls"

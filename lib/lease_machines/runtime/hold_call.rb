@@ -6,9 +6,7 @@ module LeaseMachines
     # release.
     class HoldCall
       def initialize(calls, wait:, interrupt:, callbacks:)
-        unless (wait.is_a?(Integer) || (wait.is_a?(Float) && wait.finite?)) && !wait.negative?
-          raise ArgumentError, "wait must be a finite, non-negative number of seconds, got #{wait.inspect}"
-        end
+        Seconds.check(:wait, wait, positive: false)
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
 
         @calls = calls
