@@ -4,13 +4,16 @@ module LeaseMachines
   module Runtime
     # One lease held by `hold`: what the block is given. Its {Holder} (the
     # core's worker side) decides every state; this object only runs it on
-    # the runtime's clock, behind a Mutex shared with the renewal thread.
+    # the runtime's clock, behind a Mutex shared with the renewal thread
+    # (whose side is {Renewal}).
     #
     # Every reader answers from the holder's own clock at the moment it is
     # called: after a pause (GC, SIGSTOP, a suspended VM) {#check!} and
     # {#at_risk?} know at once that the time may have run out, before any
     # renewal answer arrives.
     class Held
+      include Renewal
+
       # @return [String] the resource name
       attr_reader :resource
       # @return [Integer]
@@ -111,39 +114,7 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      # --- the runtime's side (@api private) -----------------------------------
-
-      # When the renewal thread should next look at this hold (the clock's
-      # seconds), or nil when it never has to again.
-      def due_at
-        @mutex.synchronize do
-          next nil if done? || @finished
-
-          case @holder.state
-          when :confirmed then @holder.confirmed_at + @holder.cadence.renew_after
-          when :unconfirmed then [@retry_at, @holder.warning_deadline, expires_at].compact.min
-          else [@retry_at, expires_at].compact.min
-          end
-        end
-      end
-
-      # One renewal attempt, on the renewal thread: started on the Holder,
-      # the request's send instant is what a confirmation counts from.
-      def renew
-        @renewing.synchronize do
-          return if @finished || forked?
-
-          sent_at = @calls.clock.now
-          was_at_risk, token, due, ends = @mutex.synchronize do
-            [@holder.state == :at_risk, @holder.token, planned_at, expires_at]
-          end
-          return lapse if sent_at >= ends
-          return unless @mutex.synchronize { @holder.refresh(sent_at) }
-
-          at_risk if !was_at_risk && state == :at_risk
-          answer(@calls.renew(self, token, late: sent_at - due), sent_at)
-        end
-      end
+      # --- the hold's side (@api private) --------------------------------------
 
       # Called by `hold` when the block has ended: no renewal starts after
       # this, and the lease is released unless it expired.
@@ -184,12 +155,6 @@ module LeaseMachines
         %i[expired fenced].include?(@holder.state)
       end
 
-      # When this renewal was planned: renew_after past the last
-      # confirmation, or the retry after a failed attempt.
-      def planned_at
-        @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
-      end
-
       def expires_at
         @holder.confirmed_at + @holder.cadence.ttl
       end
@@ -200,27 +165,6 @@ module LeaseMachines
         return nil unless state
 
         LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: forked? ? :forked : @reason)
-      end
-
-      def answer(result, sent_at)
-        case result
-        when Decision
-          if result.renewed?
-            @mutex.synchronize do
-              @lease = result.lease
-              @retry_at = nil
-              @holder.confirm(token: result.lease.token, at: sent_at)
-            end
-          else
-            expire(result.reason)
-          end
-        else
-          @mutex.synchronize { @retry_at = sent_at + retry_interval }
-        end
-      end
-
-      def retry_interval
-        (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
       end
 
       # The whole TTL passed on the holder's clock with no confirmation.
@@ -234,11 +178,6 @@ module LeaseMachines
           @holder.expire
         end
         lost(reason) if changed
-      end
-
-      def at_risk
-        @calls.emit(:at_risk, self, status: :at_risk)
-        @callbacks.call(:at_risk, self)
       end
 
       def lost(reason)
