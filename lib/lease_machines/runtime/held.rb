@@ -11,6 +11,9 @@ module LeaseMachines
     # called: after a pause (GC, SIGSTOP, a suspended VM) {#check!} and
     # {#at_risk?} know at once that the time may have run out, before any
     # renewal answer arrives.
+    #
+    # Once the hold has ended, the Held holds nothing: it reads `:released`
+    # (or keeps the loss it had before), whoever holds the lease now.
     class Held
       include Renewal
 
@@ -33,7 +36,8 @@ module LeaseMachines
         @reason = nil
         @retry_at = nil
         @thread = nil
-        @finished = false
+        @finished = false # the hold ended
+        @released = false # the hold ended holding the lease
       end
 
       # @return [Integer] the fencing token to show the protected resource
@@ -47,48 +51,52 @@ module LeaseMachines
       end
 
       # @return [Symbol] `:confirmed`, `:unconfirmed`, `:at_risk`, `:expired`
-      #   or `:fenced` (see {Holder}); `:expired` in a forked child
+      #   or `:fenced` (see {Holder}); `:released` once the hold ended
+      #   holding the lease; `:expired` in a forked child
       def state
         return :expired if forked?
 
-        @mutex.synchronize { @holder.state }
+        @mutex.synchronize { @released ? :released : @holder.state }
       end
 
       # @return [Symbol, nil] why the lease was lost (see {LeaseLost#reason})
       def reason
         return :forked if forked?
 
-        @mutex.synchronize { @reason }
+        @mutex.synchronize { @released ? :released : @reason }
       end
 
-      # @return [Boolean] past the warning deadline on the holder's clock, or lost
+      # @return [Boolean] past the warning deadline on the holder's clock,
+      #   lost, or released
       def at_risk?
         return true if forked?
 
         now = @calls.clock.now
-        @mutex.synchronize { @holder.at_risk?(now) }
+        @mutex.synchronize { @released || @holder.at_risk?(now) }
       end
 
       # @return [Boolean] the authority said the lease is gone, the TTL passed
-      #   with no confirmation, or the resource refused the token
+      #   with no confirmation, the resource refused the token, or the hold
+      #   ended
       def lost?
         return true if forked?
 
-        @mutex.synchronize { done? }
+        @mutex.synchronize { @released || done? }
       end
 
       # Seconds until the lease runs out by the holder's clock, counted from
-      # the instant the last confirmed request was sent (0.0 once lost).
+      # the instant the last confirmed request was sent (0.0 once lost or
+      # released).
       # @return [Float]
       def remaining
         return 0.0 if forked?
 
         now = @calls.clock.now
-        @mutex.synchronize { done? ? 0.0 : [expires_at - now, 0.0].max }
+        @mutex.synchronize { @released || done? ? 0.0 : [expires_at - now, 0.0].max }
       end
 
-      # Raises {LeaseLost} once the holder is at risk, expired or fenced.
-      # @return [self]
+      # Raises {LeaseLost} once the holder is at risk, expired, fenced or
+      # released. @return [self]
       def check!
         now = @calls.clock.now
         error = @mutex.synchronize { lost_error(now) }
@@ -101,6 +109,8 @@ module LeaseMachines
       # {FencedError}): terminal. @return [Boolean] whether this changed the state
       def fenced!
         changed = @mutex.synchronize do
+          next false if @finished
+
           @reason ||= :fenced
           @holder.fence
         end
@@ -123,6 +133,7 @@ module LeaseMachines
           @mutex.synchronize do
             @finished = true
             @thread = nil
+            @released = !done?
           end
         end
         # An expired lease is no longer ours to release; a fenced one may
@@ -160,11 +171,12 @@ module LeaseMachines
       end
 
       def lost_error(now)
-        state = done? ? @holder.state : (@holder.at_risk?(now) && :at_risk)
-        state = :expired if forked?
-        return nil unless state
-
-        LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: forked? ? :forked : @reason)
+        state, reason = if forked? then %i[expired forked]
+                        elsif @released then %i[released released]
+                        elsif done? then [@holder.state, @reason]
+                        elsif @holder.at_risk?(now) then [:at_risk, nil]
+                        end
+        state && LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: reason)
       end
 
       # The whole TTL passed on the holder's clock with no confirmation.
