@@ -9,8 +9,12 @@ module LeaseMachines
     #
     # Every reader answers from the holder's own clock at the moment it is
     # called: after a pause (GC, SIGSTOP, a suspended VM) {#check!} and
-    # {#at_risk?} know at once that the time may have run out, before any
-    # renewal answer arrives.
+    # {#at_risk?} know at once that the time may have run out, and once the
+    # whole TTL has passed unconfirmed the lease is lost (`:ttl_elapsed`)
+    # for every reader, before any renewal answer arrives. A loss is
+    # reported once (a `lost` event, `on_lost`): by the renewal thread, or
+    # by the hold's own thread when it finds the loss first (a fence refused
+    # the token, or the block ended after the TTL had run out).
     #
     # Once the hold has ended, the Held holds nothing: it reads `:released`
     # (or keeps the loss it had before), whoever holds the lease now.
@@ -33,11 +37,13 @@ module LeaseMachines
         @pid = Process.pid
         @mutex = Mutex.new
         @renewing = Mutex.new
-        @reason = nil
-        @retry_at = nil
-        @thread = nil
+        @reason = nil # why it was lost, first
+        @lapsed = false # it ran out, or the authority said it is gone: not ours to release
+        @reported = false # the loss was reported
         @finished = false # the hold ended
         @released = false # the hold ended holding the lease
+        @retry_at = nil
+        @thread = nil
       end
 
       # @return [Integer] the fencing token to show the protected resource
@@ -56,14 +62,14 @@ module LeaseMachines
       def state
         return :expired if forked?
 
-        @mutex.synchronize { @released ? :released : @holder.state }
+        at_now { @released ? :released : @holder.state }
       end
 
       # @return [Symbol, nil] why the lease was lost (see {LeaseLost#reason})
       def reason
         return :forked if forked?
 
-        @mutex.synchronize { @released ? :released : @reason }
+        at_now { @released ? :released : @reason }
       end
 
       # @return [Boolean] past the warning deadline on the holder's clock,
@@ -71,8 +77,7 @@ module LeaseMachines
       def at_risk?
         return true if forked?
 
-        now = @calls.clock.now
-        @mutex.synchronize { @released || @holder.at_risk?(now) }
+        at_now { |now| @released || @holder.at_risk?(now) }
       end
 
       # @return [Boolean] the authority said the lease is gone, the TTL passed
@@ -81,7 +86,7 @@ module LeaseMachines
       def lost?
         return true if forked?
 
-        @mutex.synchronize { @released || done? }
+        at_now { @released || done? }
       end
 
       # Seconds until the lease runs out by the holder's clock, counted from
@@ -91,22 +96,21 @@ module LeaseMachines
       def remaining
         return 0.0 if forked?
 
-        now = @calls.clock.now
-        @mutex.synchronize { @released || done? ? 0.0 : [expires_at - now, 0.0].max }
+        at_now { |now| @released || done? ? 0.0 : [expires_at - now, 0.0].max }
       end
 
       # Raises {LeaseLost} once the holder is at risk, expired, fenced or
       # released. @return [self]
       def check!
-        now = @calls.clock.now
-        error = @mutex.synchronize { lost_error(now) }
+        error = at_now { |now| lost_error(now) }
         raise error if error
 
         self
       end
 
       # Tells the holder that the protected resource refused its token (a
-      # {FencedError}): terminal. @return [Boolean] whether this changed the state
+      # {FencedError}): terminal. A loss already reported is not reported
+      # again. @return [Boolean] whether this changed the state
       def fenced!
         changed = @mutex.synchronize do
           next false if @finished
@@ -114,9 +118,11 @@ module LeaseMachines
           @reason ||= :fenced
           @holder.fence
         end
-        @calls.emit(:fenced, self, status: :fenced, reason: :fenced) if changed
-        lost(:fenced) if changed
-        changed
+        return false unless changed
+
+        @calls.emit(:fenced, self, status: :fenced, reason: :fenced)
+        report_loss
+        true
       end
 
       def inspect
@@ -127,19 +133,23 @@ module LeaseMachines
       # --- the hold's side (@api private) --------------------------------------
 
       # Called by `hold` when the block has ended: no renewal starts after
-      # this, and the lease is released unless it expired.
+      # this; a loss found now (the TTL ran out before the renewal thread
+      # looked) is reported; the lease is released unless it ran out (an
+      # expired lease is no longer ours; a fenced one may still be held at
+      # the authority, and releasing it lets the next holder in at once).
       def finish
-        @renewing.synchronize do
+        now = @calls.clock.now
+        release = @renewing.synchronize do
           @mutex.synchronize do
+            lapse(now)
             @finished = true
             @thread = nil
             @released = !done?
+            !@lapsed && now < expires_at
           end
         end
-        # An expired lease is no longer ours to release; a fenced one may
-        # still be held at the authority, and releasing it lets the next
-        # holder in at once.
-        @calls.release(self) unless forked? || state == :expired
+        report_loss
+        @calls.release(self) if release && !forked?
       end
 
       # `interrupt: true`: the block's thread gets {LeaseLost} when the lease is lost.
@@ -170,6 +180,50 @@ module LeaseMachines
         @holder.confirmed_at + @holder.cadence.ttl
       end
 
+      # Yields the clock's reading inside @mutex, once a lease whose TTL
+      # has run out by it is lost.
+      def at_now
+        now = @calls.clock.now
+        @mutex.synchronize do
+          lapse(now)
+          yield now
+        end
+      end
+
+      # Inside @mutex: the whole TTL passed on the holder's clock with no
+      # confirmation (never once the hold ended, nor in a forked child).
+      # @return [Boolean] whether the lease was lost now
+      def lapse(now)
+        return false if @finished || forked? || done? || now < expires_at
+
+        expire(:ttl_elapsed)
+      end
+
+      # Inside @mutex: the lease ran out, or the authority said it is gone.
+      def expire(reason)
+        return false unless @holder.expire
+
+        @reason ||= reason
+        @lapsed = true
+      end
+
+      # Reports the loss once: the `lost` event, `on_lost`, and LeaseLost
+      # into the block's thread with `interrupt: true`.
+      def report_loss
+        reason = @mutex.synchronize do
+          next if @reported || !done? || forked?
+
+          @reported = true
+          @reason
+        end
+        return unless reason
+
+        @calls.emit(:lost, self, status: state, reason: reason)
+        @callbacks.call(:lost, self)
+        thread = @mutex.synchronize { @thread }
+        thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
+      end
+
       def lost_error(now)
         state, reason = if forked? then %i[expired forked]
                         elsif @released then %i[released released]
@@ -177,26 +231,6 @@ module LeaseMachines
                         elsif @holder.at_risk?(now) then [:at_risk, nil]
                         end
         state && LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: reason)
-      end
-
-      # The whole TTL passed on the holder's clock with no confirmation.
-      def lapse
-        expire(:ttl_elapsed)
-      end
-
-      def expire(reason)
-        changed = @mutex.synchronize do
-          @reason ||= reason
-          @holder.expire
-        end
-        lost(reason) if changed
-      end
-
-      def lost(reason)
-        @calls.emit(:lost, self, status: state, reason: reason)
-        @callbacks.call(:lost, self)
-        thread = @mutex.synchronize { @thread }
-        thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
       end
     end
   end

@@ -8,10 +8,12 @@ module LeaseMachines
     # one in flight), `@mutex` for the Holder.
     module Renewal
       # When the renewal thread should next look at this hold (the clock's
-      # seconds), or nil when it never has to again.
+      # seconds), or nil when it never has to again. A loss not yet reported
+      # is due at once.
       def due_at
         @mutex.synchronize do
-          next nil if done? || @finished
+          next nil if @finished
+          next(@reported ? nil : @holder.confirmed_at) if done?
 
           case @holder.state
           when :confirmed then @holder.confirmed_at + @holder.cadence.renew_after
@@ -21,25 +23,32 @@ module LeaseMachines
         end
       end
 
-      # One renewal attempt, on the renewal thread: started on the Holder,
-      # the request's send instant is what a confirmation counts from.
+      # One look at the hold, on the renewal thread: lost if its TTL has run
+      # out, else a renewal attempt (the request's send instant is what a
+      # confirmation counts from); then a loss not yet reported is reported.
       def renew
         @renewing.synchronize do
           return if @finished || forked?
 
           sent_at = @calls.clock.now
-          was_at_risk, token, due, ends = @mutex.synchronize do
-            [@holder.state == :at_risk, @holder.token, planned_at, expires_at]
+          live = @mutex.synchronize do
+            lapse(sent_at)
+            !done?
           end
-          return lapse if sent_at >= ends
-          return unless @mutex.synchronize { @holder.refresh(sent_at) }
-
-          at_risk if !was_at_risk && state == :at_risk
-          answer(@calls.renew(self, token, late: sent_at - due), sent_at)
+          attempt(sent_at) if live
+          report_loss
         end
       end
 
       private
+
+      def attempt(sent_at)
+        was_at_risk, token, due = @mutex.synchronize { [@holder.state == :at_risk, @holder.token, planned_at] }
+        return unless @mutex.synchronize { @holder.refresh(sent_at) }
+
+        at_risk if !was_at_risk && state == :at_risk
+        answer(@calls.renew(self, token, late: sent_at - due), sent_at)
+      end
 
       # When this renewal was planned: renew_after past the last
       # confirmation, or the retry after a failed attempt.
@@ -50,14 +59,14 @@ module LeaseMachines
       def answer(result, sent_at)
         case result
         when Decision
-          if result.renewed?
-            @mutex.synchronize do
-              @lease = result.lease
-              @retry_at = nil
-              @holder.confirm(token: result.lease.token, at: sent_at)
-            end
-          else
-            expire(result.reason)
+          @mutex.synchronize do
+            next expire(result.reason) unless result.renewed?
+            # A confirmation that arrives once the holder is lost (its TTL
+            # ran out while the renewal was in flight) changes nothing.
+            next unless @holder.confirm(token: result.lease.token, at: sent_at)
+
+            @lease = result.lease
+            @retry_at = nil
           end
         else
           @mutex.synchronize { @retry_at = sent_at + retry_interval }
