@@ -25,6 +25,7 @@ module LeaseMachines
           from_child_w.puts(held.token)
           to_child_r.gets # the parent stops this process, takes over, and resumes it
           at_risk = held.at_risk? # first thing on waking, before any renewal answer
+          lost = held.lost? # the whole TTL passed: lost at once, whatever the renewal thread does
           written = begin
             new_fences.guard(name, held.token) { |conn| write_row(conn, name, "child") }
             "written"
@@ -37,7 +38,7 @@ module LeaseMachines
           rescue LeaseLost
             "lost"
           end
-          from_child_w.puts([at_risk, written, held.lost?, checked].join(","))
+          from_child_w.puts([at_risk, lost, written, held.lost?, checked].join(","))
         end
       end
       to_child_r.close
@@ -52,7 +53,7 @@ module LeaseMachines
       new_fences.guard(name, 2) { |conn| write_row(conn, name, "parent") }
       Process.kill(:CONT, pid)
       to_child.puts("go")
-      assert_equal "true,fenced,true,lost", read_line(from_child)
+      assert_equal "true,true,fenced,true,lost", read_line(from_child)
       assert_predicate wait_child(pid), :success?
       assert_equal 2, new_store.authority(name).checkpoint.lease.token, "the old holder released nothing of the new one's"
     ensure

@@ -7,6 +7,10 @@ module LeaseMachines
     # (`wait: 0` tries once). A pause is spent in the authority's
     # `await_handover(seconds)` when it has one (it returns early when the
     # holder releases), else in the clock's `sleep`.
+    #
+    # It runs with interrupts from other threads held back (see {HoldCall}):
+    # they are let in during the pauses only, never while a store call is
+    # in flight, so the outcome of every acquire sent is learned.
     class Acquisition
       def initialize(calls, wait:, random: Random)
         @calls = calls
@@ -58,9 +62,11 @@ module LeaseMachines
 
       def idle(seconds)
         authority = @calls.authority
-        return authority.await_handover(seconds) if authority.respond_to?(:await_handover)
+        Thread.handle_interrupt(Object => :immediate) do
+          next authority.await_handover(seconds) if authority.respond_to?(:await_handover)
 
-        @calls.clock.sleep(seconds)
+          @calls.clock.sleep(seconds)
+        end
       end
     end
   end

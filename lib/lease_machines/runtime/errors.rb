@@ -4,20 +4,22 @@ require_relative "../errors"
 
 module LeaseMachines
   # A held lease can no longer be relied upon: raised by {Runtime::Held#check!}
-  # once the holder is at risk, expired or fenced, and into the block's thread
-  # by `hold(interrupt: true)` when the lease is lost.
+  # once the holder is at risk, expired, fenced or released (its hold
+  # ended), and into the block's thread by `hold(interrupt: true)` when the
+  # lease is lost.
   class LeaseLost
     # @return [String] the resource name
     attr_reader :resource
     # @return [Integer] the token that was held
     attr_reader :token
-    # @return [Symbol] the holder's state: `:at_risk`, `:expired` or `:fenced`
+    # @return [Symbol] the holder's state: `:at_risk`, `:expired`, `:fenced`
+    #   or `:released`
     attr_reader :state
     # @return [Symbol, nil] why it was lost: a rejection reason of the
     #   authority (`:expired`, `:stale_token`, ...), `:ttl_elapsed` (the TTL
     #   passed on the holder's clock with no confirmation), `:fenced`,
-    #   `:forked` (a forked child never holds its parent's lease); nil while
-    #   only at risk
+    #   `:forked` (a forked child never holds its parent's lease),
+    #   `:released` (the hold ended); nil while only at risk
     attr_reader :reason
 
     def initialize(resource:, token:, state:, reason: nil)
