@@ -1,21 +1,18 @@
 # frozen_string_literal: true
 
-require_relative "readme_test"
+require_relative "doc_examples"
 
 module LeaseMachines
   # Every ```ruby block of docs/STORES.md, docs/FENCES.md and docs/JOBS.md,
-  # run and checked by the README test's own runner (the same annotations:
-  # `# =>`, `# raises`). docs/RUNTIME.md's run in test/runtime/runtime_doc_test.rb;
-  # README.md's and docs/API.md's in readme_test.rb.
+  # run and checked by DocExamples (the same annotations: `# =>`, `# raises`).
+  # docs/RUNTIME.md's run in test/runtime/runtime_doc_test.rb; README.md's and
+  # docs/API.md's in readme_test.rb.
   #
   # The examples of models and jobs run in what a Rails app gives them: an
   # `ApplicationRecord` (here on an SQLite database in memory, with the
   # `reports` table the examples fence) and an `ApplicationJob`. A block that
   # sets the configuration runs against a fresh one, reset afterwards.
-  class GuidesTest < ReadmeTest
-    # Not the README's blocks again: only these documents'.
-    ReadmeTest.public_instance_methods(false).grep(/\Atest_/).each { |name| undef_method(name) }
-
+  class GuidesTest < DocExamples
     GUIDES = %w[docs/STORES.md docs/FENCES.md docs/JOBS.md].freeze
 
     # What a Rails app defines before its models and jobs, once per process.

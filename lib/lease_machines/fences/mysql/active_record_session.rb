@@ -4,22 +4,11 @@ module LeaseMachines
   module Fences
     class MySQL < Table
       # A guard through ActiveRecord's mysql2 adapter: {ActiveRecordSession}
-      # (the guard is `adapter.transaction(requires_new: true)`), with the
-      # mark's statements of {Statements.mark} (values written in: the adapter
-      # binds no parameters without prepared statements, its default), and a
-      # setup! that runs no DDL inside a transaction (DDL commits it).
+      # with the mark's statements of {Statements.mark} (values written in:
+      # the adapter binds no parameters without prepared statements, its
+      # default), and a setup! that runs no DDL inside a transaction (DDL
+      # commits it).
       class ActiveRecordMySQLSession < ActiveRecordSession
-        def guard(resource, token)
-          @adapter.transaction(requires_new: true) do
-            changed = statement do
-              Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) }
-            end
-            raise refusal(resource, token) unless changed == 1
-
-            yield @adapter
-          end
-        end
-
         # The error for a refused mark, read with locking reads (see
         # {Statements.highest_sql}).
         def refusal(resource, token)
@@ -53,6 +42,12 @@ module LeaseMachines
           return if engine.to_s.casecmp?("InnoDB")
 
           raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB")
+        end
+
+        private
+
+        def mark(resource, token)
+          statement { Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) } }
         end
       end
     end
