@@ -1,12 +1,8 @@
 # frozen_string_literal: true
 
-# Every error the gem raises, declared here once. Loaded before the extension,
-# which resolves StoreError when it loads. Where an error carries more than a
-# message, the file named beside it reopens the class to add that.
-#
-# Mistakes in arguments are not among them: as for any Ruby method, a wrong
-# type raises TypeError, a value out of range RangeError or ArgumentError,
-# each naming the argument and the value.
+# Every error the gem raises, declared here once (before the extension, which
+# resolves StoreError). Mistakes in arguments raise TypeError, RangeError or
+# ArgumentError, as for any Ruby method.
 module LeaseMachines
   # The base of every error below: `rescue LeaseMachines::Error` catches them all.
   class Error < StandardError; end

@@ -7,14 +7,10 @@ module LeaseMachines
       # changed the row between its read and its write.
       MAX_ATTEMPTS = 100
 
-      # A decision without a before_commit hook: two autocommit statements.
-      # The first reads the row and the server clock; the request decides; the
-      # second writes the new row with a compare-and-set, which lands only on
-      # the row the decision was made on (see the class comment of Postgres).
-      # When another decision got there first, nothing is written and the call
-      # reads and decides again. A plain acquire that would be granted does
-      # not wait for another decision's uncommitted write of the row: it is
-      # refused at once (Native::Request#on_contention, decided in the core).
+      # A decision without a before_commit hook: read the row and the clock,
+      # decide, compare-and-set; when another decision got there first, read
+      # and decide again. A grant that meets another decision's uncommitted
+      # write answers Native::Request#on_contention (decided in the core).
       class FastPath
         WRITE = "the write (which commits the decision)"
 
@@ -46,10 +42,8 @@ module LeaseMachines
 
         private
 
-        # Writes a decision (`decided`: the decision and the row to write).
-        # @return [Decision, nil] the decision once written, the request's
-        #   refusal when a grant met another decision's write of the row, or
-        #   nil when the row is no longer what was read
+        # @return [Decision, nil] the decision once written, the refusal of
+        #   a contended grant, or nil when the row is no longer what was read
         def commit(session, name, request, before, decided)
           decision, after = decided
           refusal = request.on_contention if before && decision.granted?
@@ -63,8 +57,6 @@ module LeaseMachines
           end
         end
 
-        # The row and the clock, in one autocommit statement (nothing is
-        # written); for a resource with no row yet, NULLs and the clock.
         def read(session, name)
           values = @statements.run(session, READ_SQL, [name], bounded: false).values.first ||
                    @statements.run(session, CLOCK_SQL, [], bounded: false).values.first
@@ -76,10 +68,8 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set write, which commits on its own (a release's
-        # also notifies the resource's channel, delivered on that commit).
-        # @return [Boolean] whether it wrote (false: the row is no longer what
-        #   was read)
+        # The compare-and-set (a release's also notifies, delivered on commit).
+        # @return [Boolean] whether it wrote
         def write(session, name, before, after, notify:)
           params = before ? [name, *after, *before] : [name, *after]
           sql = if before.nil?
@@ -91,9 +81,7 @@ module LeaseMachines
         end
 
         # A grant's compare-and-set that skips a row another decision is
-        # writing. @return [Symbol, nil] :written, :contended (the row was
-        # locked by another write: nothing written), or nil (the row is no
-        # longer what was read)
+        # writing. @return [Symbol, nil] :written, :contended, or nil
         def claim(session, name, before, after)
           committed(session) do
             written, same = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
@@ -104,10 +92,8 @@ module LeaseMachines
           end
         end
 
-        # Runs one write that commits on its own (see Failures#committing).
         # @return the block's value, or nil when the server's default
-        #   isolation (REPEATABLE READ or SERIALIZABLE) refused it because a
-        #   concurrent write won: nothing was written
+        #   isolation (REPEATABLE READ, SERIALIZABLE) refused it: nothing written
         def committed(session, &)
           @failures.committing(WRITE, session) do
             yield

@@ -24,27 +24,18 @@ module LeaseMachines
 
       # --- the fast path (no before_commit hook) ---------------------------------
 
-      # The row and the clock, then a compare-and-set write. The values are
-      # read as text (the fast path decodes its results with
-      # PG::TypeMapAllStrings), which costs the server less than casting them.
+      # Read without casts: the fast path decodes them with PG::TypeMapAllStrings.
       READ_SQL = "SELECT #{COLUMNS}, #{CLOCK_MS} FROM #{TABLE} WHERE name = $1".freeze
-      # For a resource with no row yet, the clock alone, in the same shape
-      # (observed_ns is never NULL in a row). Reading the row and the clock
-      # in one statement that always answers a row (a LEFT JOIN) costs every
-      # read more than this second statement costs a resource's first.
+      # For a resource with no row yet, the clock alone, in the same shape (a
+      # LEFT JOIN would cost every read more than this costs a first one).
       CLOCK_SQL = "SELECT NULL, NULL, NULL, NULL, NULL, #{CLOCK_MS}".freeze
       # The row still holds what was read ($7 to $11).
       SAME_SQL = "(#{COLUMNS}) IS NOT DISTINCT FROM ($7::numeric, $8::numeric, $9::numeric, $10::numeric, " \
                  "$11::numeric)".freeze
       CAS_SQL = "#{UPDATE_SQL} AND #{SAME_SQL}".freeze
-      # A plain acquire's grant: the compare-and-set, on a row no other
-      # decision is writing. The row is locked first, only if it still holds
-      # what was read, and skipped when another decision's write holds it;
-      # then nothing is written and the acquire is refused at once
-      # (Native::Request#on_contention) instead of waiting for that commit.
-      # Answers (the row was written, the row still held what was read when
-      # the statement began): f and t when it was skipped; f and f when it had
-      # changed, in which case nothing was locked either (a row lock gives the
+      # A grant's compare-and-set that skips a row another decision's write
+      # holds (SKIP LOCKED). Answers (written, same): f,t skipped; f,f
+      # changed, and then nothing was locked either (a row lock gives the
       # statement a transaction id, whose commit would wait for a flush).
       CAS_UNLESS_LOCKED_SQL = "WITH target AS (SELECT name FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL} " \
                               "FOR UPDATE SKIP LOCKED), " \
