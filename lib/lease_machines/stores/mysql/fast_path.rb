@@ -7,14 +7,9 @@ module LeaseMachines
       # changed the row between its read and its write.
       MAX_ATTEMPTS = 100
 
-      # A decision without a before_commit hook: two autocommit statements.
-      # The first reads the row and the server clock (a consistent read, with
-      # a snapshot of its own: in autocommit mode every statement is its own
-      # transaction, so REPEATABLE READ shows the newest committed row); the
-      # request decides; the second writes the new row with a compare-and-set,
-      # which lands only on the row the decision was made on (see
-      # {SQL.compare_and_set}). When another decision got there first, nothing
-      # is written and the call reads and decides again.
+      # A decision without a before_commit hook: read (in autocommit mode each
+      # statement has its own snapshot, so REPEATABLE READ shows the newest
+      # row), decide, compare-and-set ({SQL.compare_and_set}).
       class FastPath
         WRITE = "the write (which commits the decision)"
 
@@ -40,9 +35,8 @@ module LeaseMachines
 
         private
 
-        # The row and the clock, in one autocommit statement (two for a new
-        # resource; nothing is written). A session with autocommit off would neither see other
-        # decisions (its snapshot stays) nor commit the write: refused.
+        # A session with autocommit off would neither see other decisions
+        # (its snapshot stays) nor commit the write: refused.
         def read(session, name)
           values = session.query(SQL.read(name)).first || session.query(NEW_READ_SQL).first
           return values if values.fetch(6) == "1"
@@ -54,9 +48,7 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set write, which commits on its own. @return
-        #   [Boolean] whether it wrote (false: the row is no longer what was
-        #   read)
+        # @return [Boolean] whether the compare-and-set wrote
         def write(session, name, before, after)
           @failures.committing(WRITE, session) do
             session.query(before ? SQL.compare_and_set(name, before, after) : SQL.create(name, after))
