@@ -1,39 +1,21 @@
 # frozen_string_literal: true
 
+require_relative "../fast_path"
+
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # How many times one call reads and decides again after another decision
-      # changed the row between its read and its write.
-      MAX_ATTEMPTS = 100
+      MAX_ATTEMPTS = Stores::FastPath::MAX_ATTEMPTS
 
-      # A decision without a before_commit hook: read (in autocommit mode each
-      # statement has its own snapshot, so REPEATABLE READ shows the newest
-      # row), decide, compare-and-set ({SQL.compare_and_set}).
-      class FastPath
-        WRITE = "the write (which commits the decision)"
-
-        def initialize(connections, failures)
-          @connections = connections
-          @failures = failures
-        end
-
-        # @return [Decision] once its write has committed (or when it changed
-        #   nothing)
-        def decide(name, request)
-          @connections.with do |session|
-            MAX_ATTEMPTS.times do
-              values = read(session, name)
-              columns = values.first(5) unless values.fetch(4).nil?
-              decision, after = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
-              return decision if after.nil? || write(session, name, columns, after)
-            end
-            raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
-                                    "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
-          end
-        end
-
+      # In autocommit mode each statement has its own snapshot, so REPEATABLE
+      # READ shows the newest row; the write is {SQL.compare_and_set}.
+      class FastPath < Stores::FastPath
         private
+
+        def commit(session, name, _request, before, decided)
+          decision, after = decided
+          write(session, name, before, after) ? decision : nil
+        end
 
         # A session with autocommit off would neither see other decisions
         # (its snapshot stays) nor commit the write: refused.

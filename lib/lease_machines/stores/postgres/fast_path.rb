@@ -1,41 +1,22 @@
 # frozen_string_literal: true
 
+require_relative "../fast_path"
+
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # How many times one call reads and decides again after another decision
-      # changed the row between its read and its write.
-      MAX_ATTEMPTS = 100
+      MAX_ATTEMPTS = Stores::FastPath::MAX_ATTEMPTS
 
-      # A decision without a before_commit hook: read the row and the clock,
-      # decide, compare-and-set; when another decision got there first, read
-      # and decide again. A grant that meets another decision's uncommitted
-      # write answers Native::Request#on_contention (decided in the core).
-      class FastPath
-        WRITE = "the write (which commits the decision)"
-
+      # A grant that meets another decision's uncommitted write answers
+      # Native::Request#on_contention (decided in the core).
+      class FastPath < Stores::FastPath
         def initialize(connections, statements, failures)
-          @connections = connections
+          super(connections, failures)
           @statements = statements
-          @failures = failures
         end
 
-        # @return [Decision] once its write has committed (or when it changed
-        #   nothing)
         def decide(name, request)
-          @connections.with do |session|
-            MAX_ATTEMPTS.times do
-              values = read(session, name)
-              columns = values.first(5) unless values.fetch(4).nil?
-              decided = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
-              return decided.first if decided.last.nil?
-
-              answer = commit(session, name, request, columns, decided)
-              return answer if answer
-            end
-            raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
-                                    "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
-          end
+          super
         rescue IOError => e # the driver's socket closed under it (no code of the caller's runs here)
           raise @failures.unavailable(e)
         end
