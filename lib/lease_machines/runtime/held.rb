@@ -118,9 +118,7 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      # --- the hold's side (@api private) --------------------------------------
-
-      # Called by `hold` when the block has ended: no renewal starts after
+      # @api private: called by `hold` when the block has ended: no renewal starts after
       # this. Released unless it ran out (a fenced lease may still be held at
       # the authority, and releasing it lets the next holder in at once).
       def finish

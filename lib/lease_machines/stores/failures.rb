@@ -64,8 +64,6 @@ module LeaseMachines
         summary ? summary.call(error) : error.message
       end
 
-      # --- nothing was committed ---------------------------------------------
-
       # A driver error ended the call before anything committed. `state` says
       # what became of the call (nil for a read, which had nothing to commit).
       def failed(error, state = ROLLED_BACK)
@@ -87,8 +85,6 @@ module LeaseMachines
       def row_count(verb, name, count)
         StoreError.new("#{@engine}: #{verb} the row for resource #{name.inspect} changed #{count} rows")
       end
-
-      # --- a transaction -------------------------------------------------------
 
       # The block begins the transaction and does its work; then COMMIT. A
       # driver error before COMMIT rolls back and raises StoreError.
@@ -140,8 +136,6 @@ module LeaseMachines
           connection.recover unless settled
         end
       end
-
-      # --- the engine is unavailable -------------------------------------------
 
       # The connection could not be opened (or reopened).
       def unavailable(error)

@@ -27,8 +27,6 @@ module LeaseMachines
       CLOCK_SQL = "SELECT #{CLOCK_MS}".freeze
       INSERT_EMPTY_SQL = "INSERT IGNORE INTO #{TABLE} (name, updated_at) VALUES (%<name>s, #{NOW})".freeze
 
-      # --- operators' reads ----------------------------------------------------------
-
       STATUS_COLUMNS = "#{CLOCK_MS}, r.name, #{R_COLUMNS}, " \
                        "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', r.updated_at)".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = %<name>s".freeze

@@ -11,18 +11,13 @@ module LeaseMachines
                         "r.lease_expires_at_ns::text, r.observed_ns::text"
       COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
 
-      # --- the locked transaction (with a before_commit hook) -------------------
-
-      # The outer projection runs on rows the inner LockRows has locked, so the
-      # clock is read after the lock is granted (a subquery with FOR UPDATE is
-      # never flattened into its parent).
+      # The clock is read after the lock is granted (a subquery with FOR
+      # UPDATE is never flattened into its parent).
       LOCK_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
                  "FROM (SELECT #{COLUMNS} FROM #{TABLE} WHERE name = $1 FOR UPDATE) AS r".freeze
       INSERT_SQL = "INSERT INTO #{TABLE} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING".freeze
       UPDATE_SQL = "UPDATE #{TABLE} SET last_issued = $2, lease_owner = $3, lease_token = $4, " \
                    "lease_expires_at_ns = $5, observed_ns = $6, updated_at = clock_timestamp() WHERE name = $1".freeze
-
-      # --- the fast path (no before_commit hook) ---------------------------------
 
       # Read without casts: the fast path decodes them with PG::TypeMapAllStrings.
       READ_SQL = "SELECT #{COLUMNS}, #{CLOCK_MS} FROM #{TABLE} WHERE name = $1".freeze
@@ -45,18 +40,13 @@ module LeaseMachines
       CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
                    "ON CONFLICT (name) DO NOTHING".freeze
 
-      # --- handover: a release notifies the resource's channel ------------------
-
       # The channel of resource $1 ({Listener.channel} computes the same in
       # Ruby); the payload is the name itself.
       CHANNEL_SQL = "'lease_machines_' || left(encode(sha256(convert_to($1, 'UTF8')), 'hex'), 40)"
       NOTIFY_SQL = "SELECT pg_notify(#{CHANNEL_SQL}, $1)".freeze
-      # A release's compare-and-set: the NOTIFY is queued only when the row was
-      # written, in the write's own transaction, so it is delivered on commit.
+      # A release's compare-and-set, NOTIFY only when written (delivered on commit).
       CAS_NOTIFY_SQL = "WITH written AS (#{CAS_SQL} RETURNING name) " \
                        "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
-
-      # --- operators' reads --------------------------------------------------------
 
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
                        "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text".freeze
