@@ -5,9 +5,10 @@ module LeaseMachines
     # @api private: a server engine's decision without a before_commit hook:
     # read the row and the clock, decide, write with a compare-and-set; when
     # another decision got there first, read and decide again. The engine
-    # gives `read(session, name)` (five columns and the clock in ms) and
+    # gives `read(session, name)` (five columns and the clock in ms),
     # `commit(session, name, request, before, decided)` (the answer, or nil
-    # when the row is no longer what was read).
+    # when the row is no longer what was read) and `lost_race?(session,
+    # error)` (the write lost to another and wrote nothing).
     class FastPath
       # How many times one call reads and decides again.
       MAX_ATTEMPTS = 100
@@ -32,6 +33,20 @@ module LeaseMachines
           end
           raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
                                   "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
+        end
+      end
+
+      private
+
+      # Runs one write that commits on its own ({Failures#committing}).
+      # @return the block's value, or nil when it lost a race: read again
+      def committed(session)
+        @failures.committing(WRITE, session) do
+          yield
+        rescue StandardError => e
+          raise unless lost_race?(session, e)
+
+          nil
         end
       end
     end

@@ -30,16 +30,17 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # @return [Boolean] whether the compare-and-set wrote
+        # @return [Boolean, nil] whether the compare-and-set wrote
         def write(session, name, before, after)
-          @failures.committing(WRITE, session) do
+          committed(session) do
             session.query(before ? SQL.compare_and_set(name, before, after) : SQL.create(name, after))
             session.affected_rows == 1
-          rescue Mysql2::Error => e
-            raise unless Errors.deadlock?(e) && !session.connection.closed?
-
-            false # the server chose this statement as a deadlock's victim and wrote nothing: read again
           end
+        end
+
+        # The server chose the write as a deadlock's victim: it wrote nothing.
+        def lost_race?(session, error)
+          error.is_a?(Mysql2::Error) && Errors.deadlock?(error) && !session.connection.closed?
         end
       end
       private_constant :FastPath

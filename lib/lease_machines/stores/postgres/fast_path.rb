@@ -73,16 +73,10 @@ module LeaseMachines
           end
         end
 
-        # @return the block's value, or nil when the server's default
-        #   isolation (REPEATABLE READ, SERIALIZABLE) refused it: nothing written
-        def committed(session, &)
-          @failures.committing(WRITE, session) do
-            yield
-          rescue PG::TRSerializationFailure
-            raise unless session.idle?
-
-            nil
-          end
+        # The server's default isolation (REPEATABLE READ, SERIALIZABLE)
+        # refused the write because a concurrent one won.
+        def lost_race?(session, error)
+          error.is_a?(PG::TRSerializationFailure) && session.idle?
         end
       end
       private_constant :FastPath
