@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "lease_machines/version"
-# Before the extension, which resolves the Ruby-defined error classes it raises
-# when it loads (plain Ruby: no database driver is loaded).
+# Before the extension, which resolves the error classes it raises when it loads.
 require_relative "lease_machines/errors"
 require_relative "lease_machines/native"
 require_relative "lease_machines/value_object"
@@ -19,16 +18,12 @@ require_relative "lease_machines/configuration"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines
-  # Durable stores load their database drivers only when used.
+  # Stores and fences load their database drivers only when used.
   autoload :Stores, "lease_machines/stores"
-  # Fences at the protected resource, likewise.
   autoload :Fences, "lease_machines/fences"
   autoload :FencedError, "lease_machines/fenced_error"
-  # Signed tokens (a store's and a fence's `signing_keys:`).
   autoload :Signing, "lease_machines/signing/keys"
 end
 
-# Inside a Rails app (Rails is loaded before its gems), the Railtie: a default
-# store from ActiveRecord::Base and lease events in the Rails log. Nothing of
-# Rails is loaded otherwise.
+# Inside a Rails app (Rails is loaded before its gems), the Railtie.
 require_relative "lease_machines/rails/railtie" if defined?(::Rails::Railtie)

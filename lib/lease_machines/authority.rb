@@ -1,15 +1,9 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # Decides who holds one resource and until when. Every decision is made by
-  # the Rust core; this class only takes keyword arguments.
-  #
-  # Process-local: it arbitrates between threads of one process. Between
-  # processes or hosts, use a store (see the README's persistence contract).
-  #
-  # `dup` and `clone` make an independent copy of the state (a fork of the
-  # history: never let two copies serve the same resource). `freeze` makes
-  # every decision raise FrozenError; `checkpoint` keeps working.
+  # Decides who holds one resource and until when, in one process (between
+  # processes, use a store). Every decision is made by the Rust core. A `dup`
+  # forks the history: never let two copies serve the same resource.
   class Authority
     include Runtime::Holding::OnCallerClock # hold, hold! (docs/RUNTIME.md)
 

@@ -1,14 +1,9 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # An authority's whole state: the greatest token ever issued, the current
-  # lease record (possibly expired) and the latest observed instant. Store it
-  # before anyone acts on a decision; {Authority.restore} continues the history.
-  #
-  # A frozen value object made by the extension (`last_issued`, `lease`,
-  # `observed_ns`, `observed` are native readers). `observed_ns` is exact;
-  # `observed` is Float seconds. A Checkpoint is consistent by construction:
-  # there is no way to make one whose lease token was never issued.
+  # An authority's whole state: the greatest token issued, the lease record
+  # and the latest observed instant. Store it before anyone acts on a
+  # decision. A frozen value made by the extension, consistent by construction.
   class Checkpoint
     include ValueObject
 
@@ -33,9 +28,8 @@ module LeaseMachines
 
     private_class_method :_new, :_exact, :_flat
 
-    # Marshal: the exact fields as decimal text ("-" for nil): "last_issued
-    # observed_ns owner token expires_at_ns". Rebuilt from the flat form and
-    # checked as {exact} checks its parts; the lease fields all or none.
+    # Marshal: "last_issued observed_ns owner token expires_at_ns" ("-" for
+    # nil), checked on load as {exact} checks its parts.
     def _dump(_level)
       [last_issued || "-", observed_ns, lease ? lease._dump(0) : "- - -"].join(" ")
     end

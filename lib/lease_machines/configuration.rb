@@ -2,19 +2,8 @@
 
 # LeaseMachines.configure: the settings the integrations share.
 module LeaseMachines
-  # The app-wide defaults the job integrations and the Railtie read:
-  #
-  #   LeaseMachines.configure do |config|
-  #     config.store = LeaseMachines::Stores::Postgres.new(ActiveRecord::Base)
-  #     config.owner = 42            # default: LeaseMachines.owner_id, per host, process and thread
-  #     config.default_ttl = 30      # seconds
-  #   end
-  #
-  # `store` may also be a callable that builds the store; it is called once, on
-  # first use (so an initializer need not connect at boot). Every setter checks
-  # its value at once, with the same rules the leases themselves apply (an
-  # owner is what `acquire(owner:)` accepts, a ttl what a {Cadence} accepts),
-  # and names the setting in its error.
+  # The app-wide defaults the job integrations and the Railtie read. Every
+  # setter checks its value at once, by the rule the leases apply.
   class Configuration
     DEFAULT_TTL = 30
 

@@ -1,15 +1,9 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # What the authority answered. A frozen value object:
-  #
-  # - `:granted` and `:renewed` carry a {Lease} and no reason;
-  # - `:released` carries neither;
-  # - `:rejected` carries a reason Symbol (see {REASONS}) and no lease.
-  #
-  # Releases and rejections are shared frozen instances ({RELEASED},
-  # {REJECTIONS}, made by the extension): answering them allocates nothing.
-  # `status`, `lease`, `reason` and the predicates are native readers.
+  # What the authority answered: a frozen value with a {Lease} (granted,
+  # renewed) or a reason (rejected). Releases and rejections are shared
+  # instances made by the extension, so answering them allocates nothing.
   class Decision
     include ValueObject
 

@@ -1,53 +1,39 @@
 # frozen_string_literal: true
 
-# Every error the gem raises, declared here once. Loaded before the extension,
-# which resolves StoreError when it loads. Where an error carries more than a
-# message, the file named beside it reopens the class to add that.
-#
-# Mistakes in arguments are not among them: as for any Ruby method, a wrong
-# type raises TypeError, a value out of range RangeError or ArgumentError,
-# each naming the argument and the value.
+# Every error the gem raises, declared here once (before the extension, which
+# resolves StoreError). Mistakes in arguments raise TypeError, RangeError or
+# ArgumentError, as for any Ruby method.
 module LeaseMachines
   # The base of every error below: `rescue LeaseMachines::Error` catches them all.
   class Error < StandardError; end
 
-  # A store could not make a decision durable: nothing was committed, the
-  # resource's state is what it was before. `cause`: the database's exception.
+  # A store could not make a decision durable: nothing was committed.
   class StoreError < Error; end
 
-  # The connection failed while COMMIT was in flight: the decision may or may
-  # not have been committed, and was not returned, so nobody may act on it.
+  # The connection failed while COMMIT was in flight: nobody may act on the decision.
   class OutcomeUnknownError < StoreError; end
 
-  # A fence refused a write: the token is below the highest the resource has
-  # accepted, or 0. Nothing was written. (fenced_error.rb)
+  # A fence refused a write: the token is below the resource's mark, or 0.
   class FencedError < Error; end
 
-  # A fence bound to its store refused a token the store never issued for
-  # the resource. (fences/token_errors.rb)
+  # A bound fence refused a token the store never issued for the resource.
   class UnknownTokenError < FencedError; end
 
   # A strict fence refused an issued token whose lease is no longer live.
-  # (fences/token_errors.rb)
   class ExpiredTokenError < FencedError; end
 
-  # A fence with signing keys refused a token whose proof none of its keys
-  # made. (fences/token_errors.rb)
+  # A fence with signing keys refused a token whose proof none of its keys made.
   class ForgedTokenError < UnknownTokenError; end
 
-  # A held lease can no longer be relied upon (at risk, expired or fenced):
-  # from `Held#check!`, or raised into the block by `hold(interrupt: true)`.
-  # (runtime/errors.rb)
+  # A held lease can no longer be relied upon (at risk, expired or fenced).
   class LeaseLost < Error; end
 
-  # `hold!` (or a job's lease) could not acquire the resource: another owner
-  # holds it. (runtime/errors.rb)
+  # `hold!` (or a job's lease) could not acquire the resource: another owner holds it.
   class Occupied < Error; end
 
   # An integration needs a setting nobody gave (a store, most often).
   class NotConfiguredError < Error; end
 
-  # Also a StoreError, declared with the store's autoloaded parts (declaring
-  # Stores here would define it before its autoload): Stores::UnreadableStatusesError,
-  # `Store#statuses` found rows it cannot read (stores/status.rb).
+  # Stores::UnreadableStatusesError (stores/status.rb) is declared there:
+  # declaring Stores here would define it before its autoload.
 end

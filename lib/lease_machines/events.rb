@@ -2,15 +2,9 @@
 
 # LeaseMachines.subscribe and the runtime's events.
 module LeaseMachines
-  # What the runtime tells the application: `acquire`, `renew`, `release`,
-  # `at_risk`, `lost`, `fenced`, `elected`, `deposed`. Each event is a name
-  # (a Symbol) and a frozen payload Hash: `resource:`, `owner:`, `token:`,
-  # `status:`, `reason:` and `duration:` (seconds the store call took; nil
-  # when there was none), and `error:` for a failed call.
-  #
-  # Two ways to listen, both optional: {LeaseMachines.subscribe} (plain Ruby),
-  # and ActiveSupport::Notifications (`"acquire.lease_machines"`, ...) when
-  # the application has loaded it. The gem never requires ActiveSupport.
+  # What the runtime tells the application (docs/RUNTIME.md): to
+  # {LeaseMachines.subscribe}, and ActiveSupport::Notifications when the
+  # application has loaded it (never required here).
   module Events
     NAMES = %i[acquire renew release at_risk lost fenced elected deposed].freeze
     @subscribers = [].freeze

@@ -3,14 +3,8 @@
 require_relative "errors"
 
 module LeaseMachines
-  # A fence refused a write: the token shown is lower than the highest the
-  # protected resource has already accepted (or it is 0, which is never
-  # issued). Nothing of the refused write was kept: the block of
-  # {Fences::Table#guard} did not run, and no row was changed.
-  #
-  # Not a {StoreError}: the database did what it was asked, and the answer is
-  # "you are stale". The worker that gets it must stop writing: a newer holder
-  # exists.
+  # A fence refused a write: the token is below the resource's mark (or 0).
+  # Nothing was written. Not a {StoreError}: the answer is "you are stale".
   class FencedError
     # @return [String] what was fenced: the resource name given to
     #   {Fences::Table#guard}, or, for a fenced row, the model and its key
@@ -18,9 +12,7 @@ module LeaseMachines
     attr_reader :resource
     # @return [Integer] the token that was refused
     attr_reader :token
-    # @return [Integer, nil] the fence's mark when it refused: the highest
-    #   token accepted so far (nil when it has accepted none, which happens
-    #   only for token 0, or for a row that no longer exists)
+    # @return [Integer, nil] the fence's mark when it refused (nil: none yet)
     attr_reader :highest
     # @return [Object, nil] the ActiveRecord record of a fenced
     #   `fenced_update!` (nil for a guard)

@@ -4,23 +4,9 @@ require "lease_machines"
 require_relative "fenced_error"
 
 module LeaseMachines
-  # Fences at the protected resource, kept in the resource's own database: a
-  # table with one row per resource holding its mark, the highest token a
-  # guarded write has shown, raised in the same transaction as the writes it
-  # guards.
-  #
-  # Load an engine explicitly (the base gem needs neither sqlite3 nor pg):
-  #
-  #   require "lease_machines/fences/postgres"       # LeaseMachines::Fences::Postgres
-  #   require "lease_machines/fences/sqlite"         # LeaseMachines::Fences::SQLite
-  #   require "lease_machines/fences/mysql"          # LeaseMachines::Fences::MySQL (and MariaDB)
-  #   require "lease_machines/fences/active_record"  # LeaseMachines::Fences::Record, for models
-  #
-  #   fences = LeaseMachines::Fences::Postgres.new(connection)
-  #   fences.setup!
-  #   fences.guard("reports/nightly", token) { |conn| ...writes on conn... }
-  #
-  # See docs/FENCES.md; docs/ARCHITECTURE.md maps its files.
+  # Fences at the protected resource, kept in the resource's own database
+  # (docs/FENCES.md): a mark per resource, raised in the same transaction as
+  # the writes it guards.
   module Fences
     # The fence table (found through the connection's search_path on PostgreSQL).
     TABLE = "lease_machines_fences"

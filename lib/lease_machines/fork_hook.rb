@@ -1,11 +1,8 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # The gem's one hook on `Process._fork`, which every way of forking goes
-  # through (Ruby 3.1 and later): in the child, right after the fork, it runs
-  # what each part of the gem registered with {.in_child}, in that order (the
-  # stores' and fences' connections are let go, the runtime's schedulers
-  # forgotten).
+  # The gem's one hook on `Process._fork` (every way of forking goes through
+  # it): in the child it runs what was registered with {.in_child}, in order.
   module ForkHook
     @in_child = []
 

@@ -1,22 +1,16 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # A grant: who holds the resource, under which fencing token, until when,
-  # and, for a lease a store configured with `signing_keys:` granted, the
-  # token's proof (docs/FENCES.md, "Signed tokens").
-  #
-  # A frozen value object made by the extension (`owner`, `token`,
-  # `expires_at_ns`, `expires_at`, `expired?` and `proof` are native readers).
-  # Times are kept exactly, in integer nanoseconds (`expires_at_ns`);
-  # `expires_at` shows them as Float seconds.
+  # A grant: who holds the resource, under which fencing token, until when
+  # (exact in `expires_at_ns`), and with `signing_keys:` the token's proof.
+  # A frozen value object made by the extension.
   class Lease
     include ValueObject
 
     value_fields identity: %i[owner token expires_at_ns proof], shown: %i[owner token expires_at]
 
-    # The proof, only when there is one: an unsigned lease shows (to_h,
-    # inspect) exactly its three fields. (Plain methods over the generated
-    # ones, not a prepended module: RBS's runtime checker hooks these.)
+    # The proof, only when there is one. (Plain methods, not a prepended
+    # module: RBS's runtime checker hooks these.)
     alias shown_fields to_h
     alias shown_keys deconstruct_keys
     alias shown_text inspect

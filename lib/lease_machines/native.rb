@@ -1,10 +1,8 @@
 # frozen_string_literal: true
 
-# Loads the compiled extension. A precompiled platform gem keeps one library per
-# Ruby minor version under lib/lease_machines_native/<major.minor>/; a gem built
-# from source installs one library at lib/lease_machines_native/. A library that
-# exists but fails to load raises: it is never silently skipped. A platform gem
-# with no library for this Ruby (a fat gem holding 3.1 and 3.3, on 3.2) says so.
+# Loads the compiled extension: lib/lease_machines_native/<major.minor>/ in a
+# platform gem, lib/lease_machines_native/ from source. A library that exists
+# but fails to load raises: it is never silently skipped.
 ruby_minor = RUBY_VERSION[/\A\d+\.\d+/]
 native_dir = File.expand_path("../lease_machines_native", __dir__)
 dlext = RbConfig::CONFIG.fetch("DLEXT")

@@ -7,19 +7,8 @@ require_relative "sidekiq/server_middleware"
 require_relative "sidekiq/job_lease"
 
 module LeaseMachines
-  # Sidekiq jobs that hold a lease while they run (docs/JOBS.md):
-  #
-  #   require "lease_machines/sidekiq"
-  #
-  #   class NightlyReport
-  #     include Sidekiq::Job
-  #     sidekiq_options lease: { resource: ->(args) { "report/#{args[0]}" }, ttl: 30, on_occupied: :reschedule }
-  #     def perform(day) = Report.for(day).fenced_update!(lease.token, body: build(day))
-  #   end
-  #
-  # Requiring this file adds {ServerMiddleware} to the server's chain (only in
-  # a Sidekiq server process) and `lease` to every job. Only Sidekiq's public
-  # API is used: 6.4 (Sidekiq::Worker), 7 and 8 (Sidekiq::Job).
+  # Sidekiq jobs that hold a lease while they run (docs/JOBS.md). Only
+  # Sidekiq's public API is used: 6.4 (Sidekiq::Worker), 7 and 8.
   module Sidekiq
     CACHE = :@lease_machines_lease_option
 

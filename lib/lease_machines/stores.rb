@@ -5,25 +5,9 @@ require_relative "errors"
 
 module LeaseMachines
   # Durable authorities: one serialized, committed history per resource name,
-  # shared by every process that opens the same database.
-  #
-  # Load an engine explicitly (the base gem needs neither sqlite3 nor pg):
-  #
-  #   require "lease_machines/stores/sqlite"    # LeaseMachines::Stores::SQLite
-  #   require "lease_machines/stores/postgres"  # LeaseMachines::Stores::Postgres
-  #   require "lease_machines/stores/mysql"     # LeaseMachines::Stores::MySQL (and MariaDB)
-  #
-  # Every decision reads the resource's row, decides on it in Rust (a
-  # {Native::Request}), writes the new checkpoint only onto the row it decided
-  # on (SQLite: inside one BEGIN IMMEDIATE transaction; PostgreSQL: a
-  # compare-and-set UPDATE, or a locked transaction when a before_commit hook
-  # is set), commits, and only then returns the {Decision}. See
-  # docs/STORES.md.
-  #
-  # Time. A store's timeline is whole nanoseconds since the Unix epoch, in
-  # 0..2**64-1 (until 2554). The core decides on that timeline exactly, so
-  # nothing is ever rounded between the row, the core and the returned
-  # {Lease}.
+  # shared by every process that opens the same database (docs/STORES.md).
+  # A store's timeline is whole nanoseconds since the Unix epoch, in
+  # 0..2**64-1, never rounded between the row, the core and the {Lease}.
   module Stores
     U64_MAX = (2**64) - 1
     # The table every engine uses (found through the connection's search_path

@@ -16,12 +16,9 @@ module LeaseMachines
     module Fields
       private
 
-      # Defines `==`, `eql?` and `hash` on the `identity` readers (what makes
-      # two values the same), and `to_h`, `deconstruct_keys`, `inspect` and
-      # `to_s` on the `shown` readers (by default the same), in that order.
-      # `to_h` shows a nested value object as its own `to_h`;
-      # `deconstruct_keys` keeps it. The methods are written out as plain
-      # Ruby, as fast as by hand.
+      # Defines `==`, `eql?` and `hash` on the `identity` readers, and
+      # `to_h`, `deconstruct_keys`, `inspect` and `to_s` on the `shown` ones,
+      # written out as plain Ruby (as fast as by hand).
       def value_fields(identity:, shown: identity)
         fields = identity | shown
         raise ArgumentError, "not reader names: #{fields.inspect}" unless fields.all? { |f| f.match?(/\A[a-z_][a-z0-9_]*\z/) }

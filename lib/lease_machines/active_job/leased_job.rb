@@ -5,11 +5,7 @@ module LeaseMachines
     # The module a job includes (see LeaseMachines::ActiveJob): `leased` on the
     # class, `lease` in the job, and the around_perform that holds it.
     module LeasedJob
-      # What `on_occupied:` may say, when another job holds the lease:
-      # `:retry` (default) enqueues the job again with `retry_job`,
-      # `reschedule_in` seconds later (plus up to a fifth of that again, at
-      # random); `:discard` logs and drops it; `:raise` raises
-      # LeaseMachines::Occupied, for the job's own `retry_on`/`discard_on`.
+      # What `on_occupied:` may say (docs/JOBS.md).
       CHOICES = %i[retry discard raise].freeze
 
       def self.included(job_class)

@@ -4,18 +4,9 @@ require_relative "token_errors"
 
 module LeaseMachines
   module Fences
-    # Which tokens a fence admits, and why it refused one.
-    #
-    # - :any (the default): any token at or above the mark.
-    # - :issued (`store: true`): also at most the `last_issued` of the
-    #   resource's row in the store table (`lease_machines_resources`) of the
-    #   same database. A token the store never issued is refused.
-    # - :live (`store: true, strict: true`): also the token of the lease the
-    #   store records, live at the database clock.
-    #
-    # Each engine's mark statement (Statements::MARK_SQLS[mode]) checks all of
-    # it in one conditional statement; the reasons are read only after a
-    # refusal, for the error.
+    # Which tokens a fence admits (:any, :issued, :live), and why it refused
+    # one: the mark statement checks it all; the reasons are read only after
+    # a refusal, for the error.
     class Admission
       MODES = %i[any issued live].freeze
 
@@ -50,11 +41,7 @@ module LeaseMachines
         @mode == :live
       end
 
-      # The error for a refused mark: the session answers highest(resource)
-      # and, when bound, store_row(resource) ([last_issued, lease_token,
-      # lease_expires_at_ns, clock_ns], Integers or nil; nil for no row).
-      # Read in the guard's transaction, after the refusal. `record`: the
-      # fenced row's record, for the error (fenced_update!).
+      # The error for a refused mark, read in the guard's transaction.
       # @return [FencedError]
       def refusal(session, resource, token, record: nil)
         highest = session.highest(resource)

@@ -6,17 +6,9 @@ require "lease_machines/stores/connections"
 
 module LeaseMachines
   module Fences
-    # Where a fence's connections come from. A driver connection (a URL or a
-    # path the fence opens, the caller's own, a pool) comes from the stores'
-    # sources (Stores::Connections): one layer opens, serializes, reopens,
-    # keeps from a forked child and closes connections for stores and fences
-    # alike. ActiveRecord is the fence's own (active_record_connection/).
-    #
-    # What a fence does differently is policy, and stays here: its session
-    # (an engine's fence Session) takes a connection inside the caller's
-    # transaction and joins it, where a store's refuses it; and a Monitor,
-    # not a Mutex, serializes a connection the fence opened or was given, so
-    # a guard inside a guard's block (on the same fence) joins the outer one.
+    # A fence's policy over the stores' connection sources: its session joins
+    # the caller's transaction, and a Monitor (not a Mutex) serializes a
+    # connection, so a guard inside a guard's block joins the outer one.
     module Connections
       # One fence's sources of driver connections.
       class Sources
@@ -30,9 +22,7 @@ module LeaseMachines
           @session = session
         end
 
-        # The source for a server fence's `connection`, of the kinds a store
-        # takes (Stores::ConnectionKind): a URL, the engine's driver
-        # connection, a pool, or ActiveRecord (the block's source).
+        # The source for a server fence's `connection` (ActiveRecord: the block's).
         # @yieldparam active_record the ActiveRecord argument
         # @raise [TypeError] for anything else
         def for(connection)

@@ -4,19 +4,8 @@ require "lease_machines/stores"
 
 module LeaseMachines
   module Fences
-    # How a guard's own statements fail, for one engine: the stores' sorting
-    # (Stores::Failures), told as a guard's. The block's exceptions are never
-    # touched: they reach the caller as they are.
-    #
-    # - the fence's statement (raising the mark, reading it, SAVEPOINT,
-    #   RELEASE, the schema) failed: StoreError, nothing was written;
-    # - COMMIT was refused (the database answered, the transaction is gone):
-    #   StoreError, nothing was committed;
-    # - the connection failed (or the call was interrupted) while COMMIT was
-    #   in flight: OutcomeUnknownError, the guarded writes may or may not have
-    #   been committed.
-    #
-    # The errors' `cause` is the driver's exception.
+    # How a guard's own statements fail: the stores' sorting, told as a
+    # guard's. The block's exceptions are never touched.
     class Failures < Stores::Failures
       UNKNOWN = "so the guarded writes (and the fence's mark) may or may not have been committed"
       # The driver's own first line: `to_s`, since sqlite3 2.x appends the SQL
@@ -40,8 +29,7 @@ module LeaseMachines
         failed(error, state)
       end
 
-      # Runs COMMIT (the block) on `session` and sorts its failures (see the
-      # class comment, and Stores::Failures#committing).
+      # Runs COMMIT (the block) on `session` and sorts its failures.
       def committing(session)
         super("COMMIT", session) do
           answer = yield

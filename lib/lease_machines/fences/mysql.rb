@@ -8,32 +8,8 @@ module LeaseMachines
   module Fences
     # Fences in a MySQL or MariaDB database (InnoDB): one row per resource in
     # `lease_machines_fences`, in the connection's current database, marks as
-    # DECIMAL(20,0).
-    #
-    #   fences = LeaseMachines::Fences::MySQL.new("mysql2://app@127.0.0.1/app")
-    #   fences.setup!
-    #   fences.guard("reports/nightly", token) { |client| client.query("UPDATE reports ...") }
-    #
-    # The connection may be a Mysql2::Client you own (this fence serializes
-    # its own use of it), a connection URL String (the fence opens, owns and
-    # closes the connection, opens it again after a failure, and opens a new
-    # one in a forked child), a pool responding to `with { |client| }`
-    # (connection_pool), or ActiveRecord's mysql2 adapter
-    # (`ActiveRecord::Base`, a model class, a pool or a connection).
-    #
-    # A guard of its own sends START TRANSACTION, the mark's UPDATE (see
-    # db/mysql/002_create_lease_machines_fences.sql), the block's statements
-    # and COMMIT; on a client the caller gave, one more round trip first asks
-    # the server whether the caller has a transaction open (which the guard
-    # then joins under a savepoint). The UPDATE takes the resource's row lock
-    # and reads the newest committed mark whatever the isolation level, so
-    # under REPEATABLE READ (the default) a guard that waited for another
-    # compares with the mark the other committed.
-    #
-    # A bound fence (`store: true`) reads the store's row inside the mark's
-    # UPDATE; under REPEATABLE READ InnoDB takes a shared lock on that row for
-    # it, held until the guard commits, so a decision on the same resource
-    # waits for the guarded block (READ COMMITTED takes none).
+    # DECIMAL(20,0). The connection: a Mysql2::Client, a URL (owned by the
+    # fence), a pool (`with`), or ActiveRecord's mysql2 adapter.
     class MySQL < Table
       SCHEMA_SQL = Schema.sql(:mysql)
 
@@ -53,8 +29,6 @@ module LeaseMachines
 
       private
 
-      # The stores' connection sources (Stores::Connections), with a fence's
-      # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
         driver_failures = failures("MySQL")
         sources = Connections::Sources.new(Stores::MySQL::Connections, driver_failures) do |client|
@@ -81,7 +55,6 @@ module LeaseMachines
   end
 end
 
-# Its parts, which reopen the class.
 require_relative "mysql/statements"
 require_relative "mysql/session"
 require_relative "mysql/active_record_session"
@@ -89,8 +62,7 @@ require_relative "mysql/active_record_session"
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # How a fence speaks MySQL through ActiveRecord (its own session class:
-      # the statements are built with their values, see {Statements}).
+      # Its own ActiveRecord session class: the statements are built with their values.
       DIALECT = ActiveRecordSession::Dialect.new(engine: "MySQL", adapter: /mysql/i,
                                                  session: ActiveRecordMySQLSession).freeze
     end

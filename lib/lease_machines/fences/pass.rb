@@ -2,18 +2,9 @@
 
 module LeaseMachines
   module Fences
-    # What a fenced row write shows when its model checks more than the row's
-    # own token (`fenced_by ..., store: true` or `signing_keys:`): the lease's
-    # resource name, its token, and the token's proof. The row does not know
-    # which lease it belongs to; the pass says it.
-    #
-    #   pass = LeaseMachines::Fences::Pass.new("reports/nightly", decision.lease)
-    #   report.fenced_update!(pass, body: text)
-    #   Report.fenced_update_all(pass, { day: today }, body: text)
-    #
-    # A frozen value, checked when made: the resource by the stores' rule for
-    # names, the token as a guard's ({Token.presented}: a Lease, or an
-    # Integer with `proof:`).
+    # What a fenced row write shows when its model is bound or signed: the
+    # lease's resource name, token and proof (the row does not know which
+    # lease it belongs to). A frozen value, checked when made.
     class Pass
       # @return [String] the lease's resource name
       attr_reader :resource

@@ -8,34 +8,13 @@ module LeaseMachines
   module Fences
     # Fences in a PostgreSQL database: one row per resource in
     # `lease_machines_fences` (found through the connection's search_path),
-    # marks as numeric(20,0).
-    #
-    #   fences = LeaseMachines::Fences::Postgres.new(PG.connect(ENV.fetch("DATABASE_URL")))
-    #   fences.setup!
-    #   fences.guard("reports/nightly", token) { |conn| conn.exec_params("UPDATE reports ...", [...]) }
-    #
-    # The connection may be a PG::Connection you own (this fence serializes
-    # its own use of it), a connection URL String (the fence opens, owns and
-    # closes the connection, and opens a new one in a forked child), a pool
-    # responding to `with { |pg_connection| }` (connection_pool), or
-    # ActiveRecord (`ActiveRecord::Base`, a model class, a pool or a
-    # connection).
-    #
-    # A guard of its own sends BEGIN and the mark as one query, then the
-    # block's statements, then COMMIT: the round trips of the plain
-    # transaction it guards. The mark's statement takes the resource's row
-    # lock, so concurrent guards of one resource wait for each other and each
-    # compares with the mark the previous one committed. BEGIN keeps the
-    # session's isolation level: under REPEATABLE READ or SERIALIZABLE a guard
-    # that waited for another fails with PostgreSQL's serialization error
-    # (StoreError) instead of FencedError; it writes nothing either way.
+    # marks as numeric(20,0). The connection: a PG::Connection, a URL (owned
+    # by the fence), a pool (`with`), or ActiveRecord.
     class Postgres < Table
       SCHEMA_SQL = Schema.sql(:postgres)
       # @param connection [PG::Connection, String, #with, ActiveRecord] see the class comment
       # @param prepared_statements [Boolean] prepare the mark's statement once
-      #   per server session (false: send it with BEGIN as one simple query,
-      #   planned every time, for a pooler that cannot keep prepared
-      #   statements, such as PgBouncer before 1.21 in transaction mode).
+      #   per server session (false: for a pooler that cannot keep them).
       #   ActiveRecord connections follow their own setting.
       # @param store [Boolean] the lease store's table (`lease_machines_resources`,
       #   LeaseMachines::Stores::Postgres) is in this database, on the
@@ -58,8 +37,6 @@ module LeaseMachines
 
       private
 
-      # The stores' connection sources (Stores::Connections), with a fence's
-      # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
         driver_failures = failures("PostgreSQL")
         sources = Connections::Sources.new(Stores::Postgres::Connections, driver_failures) do |conn|
@@ -85,6 +62,5 @@ module LeaseMachines
   end
 end
 
-# Its parts, which reopen the class.
 require_relative "postgres/statements"
 require_relative "postgres/session"

@@ -4,10 +4,7 @@ require "lease_machines/stores/schema"
 
 module LeaseMachines
   module Fences
-    # The fence table's SQL, read from the migration files the gem ships
-    # (db/postgres/002_create_lease_machines_fences.sql and
-    # db/sqlite/002_create_lease_machines_fences.sql) the way the stores read
-    # theirs: what people read or apply themselves is what #setup! runs.
+    # The fence table's SQL, read from db/<engine>/002_*.sql as {Stores::Schema} reads the stores'.
     module Schema
       FILES = {
         postgres: "db/postgres/002_create_lease_machines_fences.sql",

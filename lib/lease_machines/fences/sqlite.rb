@@ -8,21 +8,8 @@ require "lease_machines/stores/sqlite"
 module LeaseMachines
   module Fences
     # Fences in an SQLite database: one row per resource in
-    # `lease_machines_fences`, marks as 20-digit text ({StoredToken}).
-    #
-    #   fences = LeaseMachines::Fences::SQLite.new("/var/lib/reports/reports.sqlite3")
-    #   fences.setup!
-    #   fences.guard("reports/nightly", token) { |db| db.execute("UPDATE reports ...") }
-    #
-    # The connection may be a path (the fence opens, owns and closes the
-    # database, in WAL mode with synchronous = FULL, and opens it again in a
-    # forked child), an SQLite3::Database you own, or ActiveRecord
-    # (`ActiveRecord::Base`, a model class, a pool or a connection). A guard
-    # of its own runs in BEGIN IMMEDIATE, so it waits (up to the busy
-    # timeout) for the write lock before it reads the mark. A guard inside
-    # your transaction joins it: open that one with BEGIN IMMEDIATE too, or
-    # SQLite may refuse to turn a reading transaction into a writing one
-    # (SQLITE_BUSY, StoreError) when another process wrote in between.
+    # `lease_machines_fences`, marks as 20-digit text ({StoredToken}). The
+    # connection: a path (owned by the fence), an SQLite3::Database, or ActiveRecord.
     class SQLite < Table
       SCHEMA_SQL = Schema.sql(:sqlite)
       MISSING_TABLE = "no such table: #{TABLE}".freeze
@@ -51,10 +38,9 @@ module LeaseMachines
 
       private
 
-      # What the stores' connection sources (see {Connections}) need of an
-      # SQLite database: one the fence opened is never reopened in the same
-      # process, and a forked child leaves its parent's untouched (nothing to
-      # silence: closing it is what would upset the parent's locks).
+      # An SQLite database for the connection sources: never reopened in the
+      # same process; a forked child leaves its parent's untouched (closing
+      # it would upset the parent's locks).
       module Database
         extend Stores::Connections::Engine
 
@@ -122,6 +108,5 @@ module LeaseMachines
   end
 end
 
-# Its parts, which reopen the class.
 require_relative "sqlite/statements"
 require_relative "sqlite/session"

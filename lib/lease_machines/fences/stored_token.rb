@@ -5,21 +5,10 @@ require_relative "token"
 
 module LeaseMachines
   module Fences
-    # A token as a database column holds it, where SQL compares it.
-    #
-    # PostgreSQL: numeric(20,0), exact over 0..2**64-1 and compared as a
-    # number.
-    #
-    # SQLite has no unsigned 64-bit type: an INTEGER is signed (2**63 and up
-    # do not fit, and SQLite silently turns them into a lossy REAL), and
-    # decimal text compares "10" < "9". A token is kept there as TEXT of
-    # exactly 20 decimal digits, zero-padded ("00000000000000000042"): for
-    # strings of equal length SQLite's BINARY collation (memcmp) orders them
-    # as the numbers they spell, so `highest <= ?` in SQL is the comparison of
-    # the tokens, exact over the whole range, and the value stays readable in
-    # the sqlite3 shell. The padded text is valid numeric input for
-    # PostgreSQL too (and compares correctly in a text column there), so one
-    # encoding serves every column a fence compares.
+    # A token as a database column holds it. SQLite has no unsigned 64-bit
+    # type (2**63 and up become a lossy REAL), so a token is TEXT of exactly
+    # 20 zero-padded digits: memcmp orders equal-length strings as the
+    # numbers they spell, and PostgreSQL's numeric reads the same text.
     module StoredToken
       WIDTH = 20
       DIGITS = /\A[0-9]{1,20}\z/
@@ -32,9 +21,8 @@ module LeaseMachines
           format("%020d", token)
         end
 
-        # Reads a stored token: the padded or plain decimal text (SQLite, or
-        # PostgreSQL's text form of numeric), an Integer, or an integral
-        # BigDecimal (ActiveRecord's decoding of numeric), in 0..2**64-1.
+        # Reads a stored token: decimal text, an Integer, or an integral
+        # BigDecimal (ActiveRecord's numeric), in 0..2**64-1.
         # @param where [String] what holds the value, for the error message
         # @return [Integer, nil]
         # @raise [StoreError] for anything else: a value written by hand that

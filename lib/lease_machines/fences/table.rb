@@ -5,9 +5,7 @@ require_relative "../fenced_error"
 module LeaseMachines
   module Fences
     # What every engine's fence table shares: one row per protected resource
-    # holding its mark (the highest token a guarded write showed), and the
-    # three calls. An engine ({SQLite}, {Postgres}) says where connections
-    # come from (#source) and what SQL it speaks.
+    # holding its mark (the highest token a guarded write showed).
     class Table
       # @param source [#with, #close] the engine's connection source
       # @param signing_keys [Array<String>, nil] see {Signing::Keys.from}:
@@ -32,11 +30,8 @@ module LeaseMachines
       end
 
       # Runs the block as a write to `resource` by the holder of `token`:
-      # raises the resource's mark to `token` (equal passes) and runs the
-      # block on the same connection in the same transaction, then commits.
-      # Inside a transaction the caller opened, it joins it under a savepoint
-      # and leaves the commit to the caller.
-      #
+      # raises the mark to `token` (equal passes), runs the block in the same
+      # transaction (a savepoint inside the caller's), then commits.
       # @param resource [String] the protected resource (a lease's name, say)
       # @param token [Integer, Lease] the token of the lease the writer holds,
       #   or the lease itself (its token and its proof)
@@ -61,9 +56,7 @@ module LeaseMachines
 
         Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
         @source.with do |session|
-          # 0 is never issued: stale wherever a token is checked, as for
-          # LeaseMachines::Fence#accept(0). Refused before anything is sent
-          # but the read of the mark the error reports.
+          # 0 is never issued: stale everywhere, as for Fence#accept(0).
           raise FencedError.new(resource: resource, token: 0, highest: read_mark(session, resource)) if token.zero?
 
           guard_on(session, resource, token, &block)
@@ -92,8 +85,7 @@ module LeaseMachines
         raise session.failures.statement(e, "nothing was read")
       end
 
-      # One guard on a session: an ActiveRecord session runs its own; a driver
-      # session is driven by {DriverGuard}.
+      # An ActiveRecord session runs its own guard; a driver session, {DriverGuard}.
       def guard_on(session, resource, token, &)
         return session.guard(resource, token, &) if session.respond_to?(:guard)
 

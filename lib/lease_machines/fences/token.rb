@@ -4,13 +4,8 @@ require "lease_machines/stores/resource_name"
 
 module LeaseMachines
   module Fences
-    # The rules for a token shown to a fence, as the rest of the gem words
-    # them (`LeaseMachines::Fence#accept`): an Integer in 0..2**64-1, nothing
-    # converted. 0 is accepted as an argument and then refused as stale,
-    # because it is never issued.
-    #
-    # The one place a fence reads a token argument. A guard also takes the
-    # lease itself, its token with its proof ({presented}).
+    # The one place a fence reads a token argument: an Integer in
+    # 0..2**64-1, nothing converted (as `Fence#accept`), or a lease.
     module Token
       MAX = (2**64) - 1
       RANGE = "0..#{MAX}".freeze
@@ -30,9 +25,7 @@ module LeaseMachines
           value
         end
 
-        # A guard's token and proof: a Lease gives both (then `proof` must be
-        # nil), else `value` is checked as a token and `proof` must be nil or
-        # a String (its form is the fence's to judge).
+        # A guard's token and proof: a Lease gives both.
         # @return [Array(Integer, String)] the token and the proof (or nil)
         # @raise [TypeError] for a proof that is not a String
         # @raise [ArgumentError] for a Lease with a proof beside it
@@ -60,8 +53,7 @@ module LeaseMachines
           raise ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem)
         end
 
-        # How a refused argument is shown in a message: `"1" (String)`
-        # (the stores' wording, {Stores.described}).
+        # As {Stores.described}: `"1" (String)`.
         def describe(value)
           Stores.described(value)
         end

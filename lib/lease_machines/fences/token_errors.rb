@@ -3,12 +3,8 @@
 require_relative "../fenced_error"
 
 module LeaseMachines
-  # A fence bound to its store (`store: true`) refused a token the store never
-  # issued for the resource: greater than the resource's `last_issued`, or for
-  # a resource the store has no row for. Nothing was written; the block did
-  # not run. A FencedError, so code that stops on FencedError stops here too,
-  # but a distinct class: a stale worker gets FencedError, a forged or
-  # corrupted token (2**64-1, say) this one.
+  # A bound fence refused a token the store never issued for the resource:
+  # a distinct FencedError, so a stale worker and a forged token differ.
   class UnknownTokenError
     # @return [Integer, nil] the store's last issued token for the resource
     #   when it refused (nil: the store has no row for it)
@@ -27,10 +23,8 @@ module LeaseMachines
     end
   end
 
-  # A strict fence (`store: true, strict: true`) refused an issued token
-  # whose lease is no longer live at the database clock: it expired, was
-  # released, or was replaced by a newer lease. Nothing was written; the block
-  # did not run. A FencedError, distinct from {UnknownTokenError}.
+  # A strict fence refused an issued token whose lease is no longer live at
+  # the database clock (expired, released, or replaced).
   class ExpiredTokenError
     # @return [Integer] the store's last issued token for the resource
     attr_reader :last_issued
@@ -67,17 +61,9 @@ module LeaseMachines
 end
 
 module LeaseMachines
-  # A fence configured with `signing_keys:` refused a token whose proof is
-  # missing, is not 64 lowercase hex digits, or was made by none of its keys
-  # (forged, made for another resource or another token, or signed with a key
-  # the fence does not hold). Nothing was sent to the database; the block did
-  # not run.
-  #
-  # An {UnknownTokenError}: like a token above the store's `last_issued`, it
-  # is a token the fence cannot know was issued, and calls for the same
-  # handling (log it, do not retry), so code that rescues UnknownTokenError
-  # (or FencedError) stops here too. `highest` and `last_issued` are nil:
-  # nothing was read.
+  # A fence with `signing_keys:` refused a token whose proof is missing,
+  # malformed or made by none of its keys. An {UnknownTokenError}: a token
+  # the fence cannot know was issued, handled the same way. Nothing was read.
   class ForgedTokenError
     PROBLEMS = %i[missing malformed forged].freeze
 

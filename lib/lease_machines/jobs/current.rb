@@ -3,10 +3,8 @@
 # LeaseMachines.current_lease: the running job's lease.
 module LeaseMachines
   module Jobs
-    # The lease of the job running on this fiber, for code the job calls
-    # (`LeaseMachines.current_lease`). Fiber-local (Thread#[]), so jobs on
-    # other threads or fibers never see it, and restored when a job ends, so
-    # a job run inline from another job gives the outer one its lease back.
+    # The lease of the job running on this fiber (Thread#[]), restored when a
+    # job ends, so a job run inline from another gives the outer its lease back.
     module Current
       KEY = :lease_machines_current_lease
 

@@ -4,17 +4,9 @@ module LeaseMachines
   # What the job integrations share: a job's lease declaration, the lease
   # current to the running job, and running a job under its lease.
   module Jobs
-    # A job's lease declaration, checked once when the job class declares it:
-    #
-    #   resource:    a String, or a callable given the job's arguments (Sidekiq)
-    #                or the job (ActiveJob) that returns the resource name
-    #   ttl:         seconds (default: LeaseMachines.configuration.default_ttl)
-    #   wait:        seconds to wait for an occupied lease (default 0: try once)
-    #   on_occupied: what happens when the lease is held by another job; each
-    #                integration names its own choices
-    #   store:       a store, or a callable returning one (default: the configured store)
-    #
-    # Anything else is refused by name, so a typo never silently drops a setting.
+    # A job's lease declaration (docs/JOBS.md), checked once when the job
+    # class declares it. Anything else is refused by name, so a typo never
+    # silently drops a setting.
     class LeaseOption
       KEYS = %i[resource ttl wait on_occupied store reschedule_in].freeze
 

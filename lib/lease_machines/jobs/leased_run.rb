@@ -2,9 +2,7 @@
 
 module LeaseMachines
   module Jobs
-    # Runs one job under its lease: acquires (waiting at most the declaration's
-    # `wait`), renews while the job runs, releases when it ends however it
-    # ends (the runtime's `hold`), with the lease current to the job's fiber.
+    # Runs one job under the runtime's `hold`, its lease current to the job's fiber.
     module LeasedRun
       # @return [Runtime::Outcome] held? and the job's value, or the rejection
       def self.call(option, resource)

@@ -2,13 +2,10 @@
 
 module LeaseMachines
   module Rails
-    # The store a Rails app gets when its initializer names none: the app's own
-    # primary database, through ActiveRecord, with the engine its adapter
-    # speaks. PostgreSQL shares ActiveRecord's connection pool (each decision
-    # checks a connection out and back in); SQLite opens the same database file
-    # with a connection of the store's own (a SQLite store needs its own
-    # BEGIN IMMEDIATE transactions, which a shared adapter connection would
-    # interleave with the app's).
+    # The store a Rails app gets when its initializer names none: its primary
+    # database through ActiveRecord. SQLite opens the file with a connection
+    # of its own: its BEGIN IMMEDIATE transactions would interleave with the
+    # app's on a shared one.
     module DefaultStore
       # The adapters this knows, by ActiveRecord's adapter name.
       ENGINES = {

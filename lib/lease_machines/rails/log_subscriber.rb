@@ -4,10 +4,8 @@ require "active_support/log_subscriber"
 
 module LeaseMachines
   module Rails
-    # Writes the lease events (`*.lease_machines`, instrumented through
-    # ActiveSupport::Notifications) to the Rails logger: grants, renewals and
-    # releases at debug, trouble (a lease at risk, lost or fenced) at warn,
-    # leadership changes at info.
+    # Writes the lease events to the Rails logger: routine at debug, trouble
+    # at warn, leadership at info.
     class LogSubscriber < ActiveSupport::LogSubscriber
       DEBUG_EVENTS = %i[acquire renew release].freeze
       WARN_EVENTS = %i[at_risk lost fenced].freeze

@@ -6,14 +6,8 @@ require_relative "log_subscriber"
 
 module LeaseMachines
   module Rails
-    # Loaded by `require "lease_machines"` when Rails is already loaded (an app's
-    # Bundler.require), never otherwise. It gives the app a default store (its
-    # own primary database through ActiveRecord::Base, built on first use, see
-    # {DefaultStore}) unless config/initializers/lease_machines.rb sets one,
-    # loads the ActiveJob integration with ActiveJob, and writes lease events
-    # to the Rails logger.
-    # `rails generate lease_machines:install` writes that initializer and a
-    # migration for the store and fence tables.
+    # Loaded only when Rails is: a default store ({DefaultStore}) unless the
+    # initializer sets one, the ActiveJob integration, lease events in the log.
     class Railtie < ::Rails::Railtie
       initializer "lease_machines.default_store" do
         ActiveSupport.on_load(:active_record) do

@@ -2,15 +2,9 @@
 
 module LeaseMachines
   module Runtime
-    # `hold`'s wait: acquire; while occupied, pause with jittered exponential
-    # backoff and try again until `wait` seconds have passed on the clock
-    # (`wait: 0` tries once). A pause is spent in the authority's
-    # `await_handover(seconds)` when it has one (it returns early when the
-    # holder releases), else in the clock's `sleep`.
-    #
-    # It runs with interrupts from other threads held back (see {HoldCall}):
-    # they are let in during the pauses only, never while a store call is
-    # in flight, so the outcome of every acquire sent is learned.
+    # `hold`'s wait: acquire, with jittered exponential backoff spent in
+    # `await_handover` when the authority has one. Interrupts are let in
+    # during the pauses only, so the outcome of every acquire sent is learned.
     class Acquisition
       def initialize(calls, wait:, random: Random)
         @calls = calls

@@ -2,16 +2,12 @@
 
 module LeaseMachines
   module Runtime
-    # The scheduler's holds by when each is next due: a binary min-heap of
-    # [instant, sequence, hold], so the next one is found in O(log n) however
-    # many are held. An entry is current only while it matches the hold's
-    # latest instant in `due` (a hold that was rescheduled or removed leaves a
-    # stale entry behind, dropped when it reaches the top). Not thread-safe:
-    # the scheduler's Mutex guards it.
+    # The scheduler's holds by when each is next due: a binary min-heap whose
+    # stale entries (a hold rescheduled or removed) are dropped when they
+    # reach the top. Not thread-safe: the scheduler's Mutex guards it.
     class DueQueue
-      # Stale entries allowed beyond twice the live ones before the heap is
-      # rebuilt from the live ones (holds that come and go faster than they
-      # come due would otherwise pile up until their instants arrive).
+      # Stale entries allowed beyond twice the live ones before a rebuild
+      # (holds that come and go faster than they come due would pile up).
       COMPACT_SLACK = 64
 
       def initialize

@@ -1,27 +1,9 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # Leader election for singleton work (a scheduler, a cron loop, an outbox
-  # relay), in the shape of Kubernetes' client-go leaderelection: one elector
-  # per (authority, owner) campaigns for the lease, keeps it alive through
-  # `hold`, calls `on_elected(term)` with the term's fencing token, and
-  # `on_deposed(term)` whenever that term ends, however it ends (lost, at
-  # risk, {#stop}, an error in `on_elected`). At risk counts as deposed: the
-  # leader steps down (and releases) before its lease can run out.
-  #
-  #   elector = LeaseMachines::Elector.new(store.authority("outbox-relay"),
-  #                                        on_elected: ->(term) { relay.start(term) },
-  #                                        on_deposed: ->(term) { relay.stop })
-  #   elector.start
-  #   ...
-  #   elector.stop # releases: the next leader takes over at once
-  #
-  # Timings, as client-go checks them: `lease_duration > renew_deadline >
-  # 1.2 * retry_period`. The lease asks for `lease_duration`; it is renewed
-  # every `retry_period`; a leader that has not been confirmed for
-  # `renew_deadline` steps down. `on_elected` and `on_deposed` run on the
-  # elector's thread: return promptly (start the work in a thread of its
-  # own, and have it look at {#leader?}).
+  # Leader election for singleton work, in the shape of client-go's
+  # leaderelection (docs/RUNTIME.md). At risk counts as deposed: the leader
+  # steps down (and releases) before its lease can run out.
   class Elector
     JITTER_FACTOR = 1.2
 

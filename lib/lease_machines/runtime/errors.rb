@@ -3,10 +3,8 @@
 require_relative "../errors"
 
 module LeaseMachines
-  # A held lease can no longer be relied upon: raised by {Runtime::Held#check!}
-  # once the holder is at risk, expired, fenced or released (its hold
-  # ended), and into the block's thread by `hold(interrupt: true)` when the
-  # lease is lost.
+  # A held lease can no longer be relied upon ({Runtime::Held#check!},
+  # `hold(interrupt: true)`).
   class LeaseLost
     # @return [String] the resource name
     attr_reader :resource
@@ -15,11 +13,8 @@ module LeaseMachines
     # @return [Symbol] the holder's state: `:at_risk`, `:expired`, `:fenced`
     #   or `:released`
     attr_reader :state
-    # @return [Symbol, nil] why it was lost: a rejection reason of the
-    #   authority (`:expired`, `:stale_token`, ...), `:ttl_elapsed` (the TTL
-    #   passed on the holder's clock with no confirmation), `:fenced`,
-    #   `:forked` (a forked child never holds its parent's lease),
-    #   `:released` (the hold ended); nil while only at risk
+    # @return [Symbol, nil] why it was lost: a rejection reason,
+    #   `:ttl_elapsed`, `:fenced`, `:forked` or `:released`; nil while at risk
     attr_reader :reason
 
     def initialize(resource:, token:, state:, reason: nil)
@@ -32,8 +27,7 @@ module LeaseMachines
     end
   end
 
-  # `hold!` could not acquire the lease within its wait: the block did not
-  # run. {#decision} is the authority's last answer.
+  # `hold!` could not acquire the lease within its wait: the block did not run.
   class Occupied
     # @return [String] the resource name
     attr_reader :resource

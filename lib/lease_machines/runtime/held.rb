@@ -2,22 +2,10 @@
 
 module LeaseMachines
   module Runtime
-    # One lease held by `hold`: what the block is given. Its {Holder} (the
-    # core's worker side) decides every state; this object only runs it on
-    # the runtime's clock, behind a Mutex shared with the renewal thread
-    # (whose side is {Renewal}).
-    #
-    # Every reader answers from the holder's own clock at the moment it is
-    # called: after a pause (GC, SIGSTOP, a suspended VM) {#check!} and
-    # {#at_risk?} know at once that the time may have run out, and once the
-    # whole TTL has passed unconfirmed the lease is lost (`:ttl_elapsed`)
-    # for every reader, before any renewal answer arrives. A loss is
-    # reported once (a `lost` event, `on_lost`): by the renewal thread, or
-    # by the hold's own thread when it finds the loss first (a fence refused
-    # the token, or the block ended after the TTL had run out).
-    #
-    # Once the hold has ended, the Held holds nothing: it reads `:released`
-    # (or keeps the loss it had before), whoever holds the lease now.
+    # One lease held by `hold`: what the block is given. Its {Holder} decides
+    # every state, on the runtime's clock, behind a Mutex shared with the
+    # renewal thread ({Renewal}). Every reader reads the clock when called,
+    # so a pause (GC, SIGSTOP) past the TTL reads as lost at once.
     class Held
       include Renewal
 
@@ -130,12 +118,8 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      # --- the hold's side (@api private) --------------------------------------
-
-      # Called by `hold` when the block has ended: no renewal starts after
-      # this; a loss found now (the TTL ran out before the renewal thread
-      # looked) is reported; the lease is released unless it ran out (an
-      # expired lease is no longer ours; a fenced one may still be held at
+      # @api private: called by `hold` when the block has ended: no renewal starts after
+      # this. Released unless it ran out (a fenced lease may still be held at
       # the authority, and releasing it lets the next holder in at once).
       def finish
         now = @calls.clock.now
@@ -157,8 +141,7 @@ module LeaseMachines
         @mutex.synchronize { @thread = thread }
       end
 
-      # The error an interrupted block is given (one instance: `hold` tells it
-      # from an error of the block's own).
+      # One instance: `hold` tells it from an error of the block's own.
       def interrupt_error
         @mutex.synchronize do
           @interrupt_error ||= LeaseLost.new(resource: @resource, token: @holder.token, state: @holder.state,
@@ -180,8 +163,7 @@ module LeaseMachines
         @holder.confirmed_at + @holder.cadence.ttl
       end
 
-      # Yields the clock's reading inside @mutex, once a lease whose TTL
-      # has run out by it is lost.
+      # Yields the clock's reading inside @mutex, after lapsing an expired lease.
       def at_now
         now = @calls.clock.now
         @mutex.synchronize do
@@ -207,8 +189,7 @@ module LeaseMachines
         @lapsed = true
       end
 
-      # Reports the loss once: the `lost` event, `on_lost`, and LeaseLost
-      # into the block's thread with `interrupt: true`.
+      # Reports the loss once: event, `on_lost`, and LeaseLost into the block's thread.
       def report_loss
         reason = @mutex.synchronize do
           next if @reported || !done? || forked?

@@ -3,15 +3,10 @@
 module LeaseMachines
   module Runtime
     # One `hold` call: acquire, run the block under the renewal thread,
-    # release.
-    #
-    # An exception raised into the thread from outside (`Thread#kill`,
-    # `Timeout`, `Thread#raise`) reaches the block, and the acquire's pauses
-    # while it waits, but never a store call nor the steps between a grant
-    # and the `ensure` that releases it: it waits until the answer is in,
-    # the grant is released, and then goes on its way. A grant that
-    # committed is never left behind to run out its TTL, and only a lease
-    # this hold was granted is ever released.
+    # release. An interrupt from outside (Thread#kill, Timeout) reaches the
+    # block and the acquire's pauses, never a store call nor the steps
+    # between a grant and its release: a committed grant is never left to
+    # run out its TTL.
     class HoldCall
       def initialize(calls, wait:, interrupt:, callbacks:)
         Seconds.check(:wait, wait, positive: false)
@@ -37,13 +32,9 @@ module LeaseMachines
 
       private
 
-      # Runs the block while the scheduler renews (called with interrupts
-      # held back: the block is where they are let in). LeaseLost from the
-      # renewal thread (interrupt: true) reaches the block only while it runs. One
-      # that lands after the block ended (it is held back while the lease is
-      # released) is taken out of the thread's queue before it could replace
-      # the block's outcome: its value, its own error or its throw is what the
-      # caller gets.
+      # Runs the block while the scheduler renews (interrupts are let in only
+      # here). A LeaseLost that lands after the block ended is taken out of
+      # the queue before it could replace the block's outcome.
       def under(held)
         scheduler = Scheduler.for(@calls.clock)
         begin
@@ -60,10 +51,8 @@ module LeaseMachines
         end
       end
 
-      # Receives a LeaseLost still pending for this thread: ours is dropped,
-      # another hold's (an outer one of the same thread) goes on its way.
-      # (`Thread.pending_interrupt?` without an argument: Ruby 3.1 crashes
-      # when given a class while an exception object is queued.)
+      # Ours is dropped, an outer hold's goes on. (`Thread.pending_interrupt?`
+      # without an argument: Ruby 3.1 crashes given a class while an exception object is queued.)
       def discard_late_interrupt(held)
         return unless Thread.pending_interrupt?
 

@@ -2,16 +2,11 @@
 
 module LeaseMachines
   module Runtime
-    # `hold` and `hold!`: run a block under a lease. Included by every
-    # authority: {Authority} through {OnCallerClock} (it is told `now:` on
-    # the runtime's clock), {Stores::DurableAuthority} through {OnStoreClock}
-    # (the store decides on its own clock). See docs/RUNTIME.md.
+    # `hold` and `hold!`: run a block under a lease (docs/RUNTIME.md).
+    # Included by every authority through {OnCallerClock} or {OnStoreClock}.
     module Holding
-      # Acquires (waiting up to `wait` seconds while occupied), runs the block
-      # with a {Held} while the process's renewal thread keeps the lease
-      # alive on its {Cadence}, and releases when the block ends, however it
-      # ends.
-      #
+      # Acquires (waiting up to `wait` seconds), runs the block with a {Held}
+      # while the renewal thread keeps the lease alive, and releases however it ends.
       # @param owner [Integer] who holds (default {LeaseMachines.owner_id}:
       #   this host, process and thread)
       # @param ttl [Numeric] seconds each grant and renewal asks for
@@ -43,11 +38,9 @@ module LeaseMachines
         outcome.value
       end
 
-      # The Cadence of a hold: the defaults are derived from `ttl` and fit
-      # the timings given. Each timing given is checked first ({Seconds}), and
-      # one that cannot fit `ttl` whatever the other is raises naming itself;
-      # two given timings that do not fit each other are refused by
-      # {Cadence}, whose message shows all three. @api private
+      # The Cadence of a hold, defaults derived from `ttl`. A timing that
+      # cannot fit `ttl` raises naming itself; two that do not fit each other
+      # are refused by {Cadence}. @api private
       def self.cadence(ttl, renew_after, warn_before)
         Seconds.check(:ttl, ttl, positive: true)
         Seconds.check(:renew_after, renew_after, positive: true) unless renew_after.nil?

@@ -2,9 +2,7 @@
 
 module LeaseMachines
   module Runtime
-    # One `hold` call's side of the authority: who asks (owner), for how long
-    # (the cadence's ttl), on which clock; every call it makes to the
-    # authority, and the event each one reports.
+    # Every call one `hold` makes to the authority, and the event each reports.
     class LeaseCalls
       # @return [#acquire] the authority
       attr_reader :authority

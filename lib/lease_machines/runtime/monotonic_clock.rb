@@ -3,8 +3,7 @@
 module LeaseMachines
   module Runtime
     # The runtime's default clock: CLOCK_MONOTONIC, which no NTP step, no
-    # `travel_to` and no Timecop moves. Every clock the runtime takes (this
-    # one, {Testing::Clock}) answers the same four calls.
+    # `travel_to` and no Timecop moves.
     module MonotonicClock
       module_function
 
@@ -22,9 +21,7 @@ module LeaseMachines
         Kernel.sleep(seconds) if seconds.positive?
       end
 
-      # Waits on `condition` (whose `mutex` the caller holds) for a signal or
-      # `seconds`, whichever comes first; wakes spuriously too: the caller
-      # checks again.
+      # Waits for a signal or `seconds`; may wake spuriously: the caller checks again.
       def wait(mutex, condition, seconds)
         condition.wait(mutex, seconds) if seconds.positive?
       end

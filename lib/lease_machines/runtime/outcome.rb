@@ -2,10 +2,8 @@
 
 module LeaseMachines
   module Runtime
-    # What `hold` returns: whether the lease was held (and the block ran) and
-    # the block's value, or the authority's last answer when it was not. A
-    # separate object, so that no value a block returns (nil, false, an
-    # Outcome of a nested hold) can be mistaken for "not acquired".
+    # What `hold` returns: a separate object, so that no value a block
+    # returns (nil, false) can be mistaken for "not acquired".
     class Outcome
       # @return [Object, nil] the block's value (nil when it did not run)
       attr_reader :value

@@ -2,14 +2,11 @@
 
 module LeaseMachines
   module Runtime
-    # The renewal thread's side of a {Held}: when it is next due, and one
-    # renewal attempt with its answer. Included by Held, and run behind its
-    # locks: `@renewing` for a whole attempt (so the hold's end waits for
-    # one in flight), `@mutex` for the Holder.
+    # The renewal thread's side of a {Held}, behind its locks: `@renewing`
+    # for a whole attempt (the hold's end waits for one in flight), `@mutex`
+    # for the Holder.
     module Renewal
-      # When the renewal thread should next look at this hold (the clock's
-      # seconds), or nil when it never has to again. A loss not yet reported
-      # is due at once.
+      # When the renewal thread should next look (nil: never again).
       def due_at
         @mutex.synchronize do
           next nil if @finished
@@ -23,9 +20,8 @@ module LeaseMachines
         end
       end
 
-      # One look at the hold, on the renewal thread: lost if its TTL has run
-      # out, else a renewal attempt (the request's send instant is what a
-      # confirmation counts from); then a loss not yet reported is reported.
+      # One look: lost if its TTL has run out, else a renewal attempt (a
+      # confirmation counts from the request's send instant).
       def renew
         @renewing.synchronize do
           return if @finished || forked?

@@ -2,26 +2,14 @@
 
 module LeaseMachines
   module Runtime
-    # The renewal thread: one per process (and per clock), renewing every
-    # lease held by `hold` in the process, of every store, each when its
-    # Holder says it is due. It starts with the first hold and ends when
-    # nothing is held. A renewal that fails (StoreError,
-    # OutcomeUnknownError: renewing again is safe) is retried until the
-    # holder is at risk and then lost; a callback that raises is reported and
-    # the thread goes on. Once nothing is held it ends ({LINGER} seconds
-    # later on the default clock, counted from the end of the last hold).
-    # Renewals run one after another: a store call that hangs delays the
-    # others (every store call has the store's own timeout).
-    #
-    # A forked child starts with no scheduler at all (see {ForkHook}), and
-    # every {Held} it inherited reads as lost: it never renews its parent's
-    # leases.
+    # The renewal thread: one per process and clock, renewing every lease
+    # held by `hold`, each when its Holder says it is due. Renewals run one
+    # after another (every store call has the store's own timeout).
     class Scheduler
       # How long {#settle} waits, at most, in real seconds.
       SETTLE_TIMEOUT = 5.0
-      # How long the thread of the default clock stays once nothing is held
-      # (seconds), so that back-to-back holds do not start a thread each. A
-      # scheduler on any other clock (a {Testing::Clock}) ends at once.
+      # Seconds the default clock's thread stays once nothing is held, so
+      # back-to-back holds do not start a thread each (other clocks: none).
       LINGER = 1.0
 
       # Weak: a test's Testing::Clock and its idle scheduler go away with the
@@ -35,10 +23,8 @@ module LeaseMachines
           @mutex.synchronize { @schedulers[clock] ||= new(clock) }
         end
 
-        # Waits (real time, at most SETTLE_TIMEOUT) until the scheduler of
-        # `clock`, if any, has nothing due and nothing running (and its
-        # thread has ended when nothing is held): what {Testing::Clock#advance}
-        # does after moving the clock.
+        # Waits (real time) until the scheduler of `clock` has nothing due
+        # and nothing running: {Testing::Clock#advance} after moving the clock.
         def settle(clock)
           scheduler = @mutex.synchronize { @schedulers[clock] }
           scheduler&.settle
@@ -81,10 +67,8 @@ module LeaseMachines
         end
       end
 
-      # Stops renewing `held`. The thread finds the hold gone when it next
-      # looks; when nothing is held any more it is woken now, so that it
-      # lingers from now (and no longer waits for the removed hold's next
-      # renewal, up to `renew_after` away, before it even starts to linger).
+      # Stops renewing `held`. With nothing left the thread is woken now, so
+      # that it lingers from now, not from the removed hold's next renewal.
       def remove(held)
         @mutex.synchronize do
           @due.delete(held)

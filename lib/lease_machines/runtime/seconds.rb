@@ -2,11 +2,8 @@
 
 module LeaseMachines
   module Runtime
-    # A span of seconds given to `hold` (`ttl:`, `renew_after:`,
-    # `warn_before:`, `wait:`), checked by docs/API.md's rules for inputs
-    # before anything is derived from it: an Integer or a Float (else
-    # TypeError), finite and in range (else ArgumentError), each message
-    # naming the keyword and the value it got. @api private
+    # A span of seconds given to `hold`, checked by docs/API.md's rules for
+    # inputs before anything is derived from it. @api private
     module Seconds
       module_function
 

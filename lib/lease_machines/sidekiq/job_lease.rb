@@ -2,10 +2,8 @@
 
 module LeaseMachines
   module Sidekiq
-    # `lease` inside a Sidekiq job: the held lease of the running job
-    # (Runtime::Held: token, check!, at_risk?, lost?), set by the server
-    # middleware; nil for a job that declares none. Included into
-    # Sidekiq::Job (Sidekiq::Worker on 6.x) by `require "lease_machines/sidekiq"`.
+    # `lease` inside a Sidekiq job: the running job's {Runtime::Held}, set
+    # by the server middleware (nil for a job that declares none).
     module JobLease
       attr_writer :lease
 

@@ -2,28 +2,10 @@
 
 module LeaseMachines
   module Sidekiq
-    # Holds a job's lease around `perform`, for the jobs that declare one:
-    #
-    #   sidekiq_options lease: { resource: ->(args) { "report/#{args[0]}" }, ttl: 30, on_occupied: :reschedule }
-    #
-    # The lease is acquired before `perform`, renewed while it runs (the
-    # runtime's renewal thread), released when it returns or raises, and is
-    # the job's `lease` (and LeaseMachines.current_lease) meanwhile. When
-    # another job holds it, `on_occupied` decides:
-    #
-    # - `:reschedule` (default): the job is pushed again, `reschedule_in`
-    #   seconds later (plus up to a fifth of that again, at random, so that
-    #   rescheduled jobs spread out), with the same jid and a count in
-    #   `lease_reschedules`, and this run ends (Sidekiq acknowledges it);
-    # - `:skip`: logged and acknowledged, the job is dropped;
-    # - `:raise`: LeaseMachines::Occupied is raised and Sidekiq's retries handle it.
-    #
-    # Shutdown: Sidekiq pushes a job still running at its timeout back to the
-    # queue and raises Sidekiq::Shutdown in its thread. The lease is released
-    # as for any exception, so the job's next run need not wait out the TTL;
-    # the token fences the old thread if it writes anyway. (sidekiq-unique-jobs
-    # keeps its lock instead: a lock without a token cannot tell the old
-    # thread's writes from the new one's.)
+    # Holds a job's lease around `perform`, for the jobs that declare one
+    # (docs/JOBS.md). On Sidekiq::Shutdown the lease is released as for any
+    # exception, so the job's next run need not wait out the TTL; the token
+    # fences the old thread if it writes anyway.
     class ServerMiddleware
       include ::Sidekiq::ServerMiddleware if defined?(::Sidekiq::ServerMiddleware)
 

@@ -1,20 +1,12 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # Signed tokens: a store configured with secret keys attaches to every lease
-  # it grants a proof that it issued the lease's token for the resource
-  # (HMAC-SHA256, computed by the Rust core; docs/FENCES.md, "Signed tokens"),
-  # and a fence configured with the same keys refuses a token without one.
+  # Signed tokens (docs/FENCES.md, "Signed tokens").
   module Signing
-    # A frozen list of secret keys: the first signs, every one verifies (key
-    # rotation). The bytes are copied into native memory when the list is
-    # made; this object keeps no String of them, and neither its inspect nor
-    # any error message shows them.
+    # A frozen list of secret keys: the first signs, every one verifies. The
+    # bytes live in native memory only, never shown.
     class Keys
-      # `signing_keys`, as a store or a fence takes it: nil (no signing), or
-      # a non-empty Array of Strings of at least 32 bytes each, read as bytes
-      # (any encoding). A refusal names `name` and the element's index, class
-      # and length, never its content.
+      # `signing_keys`, as a store or a fence takes it. A refusal never shows a key's content.
       # @return [Keys, nil]
       # @raise [TypeError] for a non-Array, or an element that is not a String
       # @raise [ArgumentError] for an empty Array, or a key shorter than 32 bytes

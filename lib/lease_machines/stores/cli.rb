@@ -7,19 +7,10 @@ require "lease_machines/stores"
 
 module LeaseMachines
   module Stores
-    # The operators' command line (exe/lease_machines):
-    #
-    #   lease_machines --store sqlite:/var/lib/app/leases.sqlite3 status [RESOURCE]
-    #   lease_machines --store postgres://app@db/app release RESOURCE --force
-    #   lease_machines --store mysql2://app@db/app status
-    #
-    # Exit status: 0 done, 1 the store failed, the resource does not exist or
-    # some resource's row cannot be read (the others are listed, that one is
-    # marked), 2 bad arguments (the usage goes to stderr).
-    #
-    # Arguments are taken as bytes, whatever the locale says (under LC_ALL=C
-    # Ruby hands them over as ASCII-8BIT): a resource name must be valid UTF-8,
-    # and is never transcoded.
+    # The operators' command line (exe/lease_machines). Exit status: 0 done,
+    # 1 the store failed or a row is missing or unreadable, 2 bad arguments.
+    # Arguments are taken as bytes whatever the locale (under LC_ALL=C Ruby
+    # hands them over as ASCII-8BIT), never transcoded.
     class CLI
       EXIT_OK = 0
       EXIT_FAILURE = 1

@@ -3,11 +3,7 @@
 module LeaseMachines
   module Stores
     # What kind of `connection` argument a server store (or fence) was given,
-    # the same rule for every engine: a URL String, the engine's own driver
-    # connection, ActiveRecord (a model class, a connection pool, or one
-    # connection), or any pool responding to `#with`. Each engine maps the
-    # kind to its own source of connections (its `Connections.for`; a
-    # fence's Connections::Sources#for).
+    # the same rule for every engine.
     module ConnectionKind
       # @param driver [Class] the engine's driver connection class
       # @param expected [String] how the message names the engine's own kinds

@@ -3,21 +3,10 @@
 module LeaseMachines
   module Stores
     # @api private: where a server store's connections come from, one source
-    # per kind of connection argument ({ConnectionKind}; connections/*.rb),
-    # the same for every engine. Each source's `with` yields the engine's
-    # Session, ready for one call (open, and outside a transaction); `close`
-    # closes what the source opened itself.
-    #
-    # What differs between engines comes from the engine's own `Connections`
-    # module (postgres/connections.rb, mysql/connections.rb; see {Engine}),
-    # given to every source as `engine`: its driver connection class, its
-    # Session class (and the one on an ActiveRecord adapter), how a
-    # connection is opened from a URL, tested for being closed, and closed,
-    # whether a closed one is opened again, and how a forked child silences
-    # the connection it inherited.
+    # per kind of connection argument, the same for every engine ({Engine}
+    # declares what differs). `with` yields a Session ready for one call.
     module Connections
-      # What a source of connections the caller owns (all but a URL's) does
-      # when the store is closed: it leaves them open.
+      # A source of connections the caller owns leaves them open on close.
       module Borrowed
         def close; end
       end

@@ -2,17 +2,10 @@
 
 module LeaseMachines
   module Stores
-    # A durable authority for one resource: the same calls and keywords as
-    # {LeaseMachines::Authority}, with `now:` optional (the store's clock by
-    # default). Every call is one committed transaction; nothing is kept in
-    # this object, so any number of them, in any number of processes, share
-    # the resource's history. The clock policy is always `:clamp`.
-    #
-    # With a store's `signing_keys:`, the leases it grants and renews carry
-    # their token's proof ({Lease#proof}).
-    #
-    # Each call checks its arguments first (the core's checks and messages, in
-    # the core's order), as a {Native::Request}, before any transaction starts.
+    # A durable authority for one resource: the calls of
+    # {LeaseMachines::Authority}, `now:` optional (the store's clock). Nothing
+    # is kept here: every call is one committed transaction, its arguments
+    # checked by a {Native::Request} before it starts.
     class DurableAuthority
       include Runtime::Holding::OnStoreClock # hold, hold! (docs/RUNTIME.md)
 
@@ -48,8 +41,7 @@ module LeaseMachines
         @store.decide(@name, Native::Request.release(owner, token, now))
       end
 
-      # Waits at most `seconds` for this resource's release: see
-      # {Store#await_handover}.
+      # See {Store#await_handover}.
       # @return [Boolean]
       def await_handover(seconds)
         @store.await_handover(@name, seconds)

@@ -7,18 +7,8 @@ require_relative "memory/transaction"
 module LeaseMachines
   module Stores
     # A store in this process's memory, for tests and single-process tools:
-    # thread-safe, and deciding exactly as the durable engines do, through
-    # the same code ({Store#decide}: a {Native::Request} decides on the row,
-    # the row codec writes it). Not durable, not shared between processes: a
-    # forked child works on its own copy.
-    #
-    #   store = LeaseMachines::Stores::Memory.new
-    #   store.authority("nightly").acquire(owner: 7, ttl: 30)
-    #
-    # Its clock is injectable (`clock:`, anything with `now_ns` and `wait`,
-    # such as {Testing::Clock}); by default the wall clock, in whole
-    # milliseconds like the durable stores'. Stores made with the same
-    # `database:` share one history, as stores on one database file do.
+    # thread-safe, deciding through the same code as the durable engines
+    # ({Store#decide}). Not durable; a forked child works on its own copy.
     class Memory < Store
       # @return [Database]
       attr_reader :database
@@ -69,9 +59,7 @@ module LeaseMachines
 
       private
 
-      # {Store#await_handover} (which checks the arguments): waits until
-      # `name`'s lease is released (true) or `seconds` pass on the store
-      # clock (false).
+      # Waits on the store clock until `name`'s lease is released.
       def handover_wait(name, seconds)
         @database.await_release(name, seconds)
       end

@@ -9,42 +9,11 @@ module LeaseMachines
   module Stores
     # Durable authorities in MySQL or MariaDB (InnoDB): one row per resource in
     # `lease_machines_resources`, in the connection's current database.
-    #
-    #   store = LeaseMachines::Stores::MySQL.new("mysql2://app@127.0.0.1:3306/app")
-    #   store.setup!
-    #   store.authority("nightly_report").acquire(owner: 7, ttl: 30)
-    #
-    # The connection may be a Mysql2::Client (this store serializes its own
-    # use of it with a Mutex; it must be in autocommit mode and not inside a
-    # transaction), a connection URL String (the store opens and owns the
-    # connection, opens it again after it failed, and opens a new one in a
-    # forked child), a pool responding to `with { |mysql2_client| }`
-    # (connection_pool), or ActiveRecord's mysql2 adapter: `ActiveRecord::Base`
-    # (or a model class, or its connection_pool), whose pool is used through
-    # `with_connection` and the adapter's `raw_connection`, or a single
-    # ActiveRecord connection.
-    #
-    # A decision takes two round trips and one commit. The first reads the
-    # resource's row and the server clock in one autocommit statement; the
-    # core decides; the second writes the new checkpoint with a
-    # compare-and-set: one autocommit `UPDATE ... WHERE` the row still holds
-    # what was read (for a new resource, `INSERT IGNORE`). InnoDB takes the
-    # row lock for that UPDATE and evaluates the condition on the newest
-    # committed row, so the write lands only on the state the decision was
-    # made on; when another decision got there first, nothing is written and
-    # the call reads and decides again. Only after the write has committed is
-    # the Decision returned. A decision that changes nothing writes nothing.
-    #
-    # With a `before_commit` hook a decision is one explicit transaction
-    # instead: `SELECT ... FOR UPDATE` of the row, the clock, the decision,
-    # `UPDATE`, the hook, `COMMIT`. A deadlock (the server rolled the
-    # transaction back) runs the whole transaction again, up to
-    # DEADLOCK_ATTEMPTS times; a lock wait that outlasts the session's
-    # innodb_lock_wait_timeout fails with StoreError (nothing was committed).
+    # The connection: a Mysql2::Client in autocommit mode, a URL (owned by the
+    # store), a pool (`with`), or ActiveRecord's mysql2 adapter (the base, a
+    # model, its pool, or a connection).
     class MySQL < Store
-      # The schema {#setup!} runs (also in the repository as
-      # db/mysql/001_create_lease_machines_resources.sql); run it from your own
-      # migration to manage the schema yourself.
+      # The schema {#setup!} runs (db/mysql/001_create_lease_machines_resources.sql).
       SCHEMA_SQL = Schema::MYSQL
       # How many times a transaction a deadlock rolled back runs again.
       DEADLOCK_ATTEMPTS = 5
@@ -71,8 +40,7 @@ module LeaseMachines
         @fast_path = FastPath.new(@connections, @failures)
       end
 
-      # @api private: one decision. Without a before_commit hook: read, decide,
-      # compare-and-set (see the class comment); with one: a locked transaction.
+      # @api private: one decision: compare-and-set, or with a before_commit hook a locked transaction.
       def decide(name, request)
         return super if before_commit
 
@@ -105,10 +73,8 @@ module LeaseMachines
         @connections.close
       end
 
-      # @api private: START TRANSACTION, yield a transaction (#lock, #write,
-      # #connection), COMMIT. Errors before COMMIT roll back and raise
-      # StoreError; a failure during COMMIT raises OutcomeUnknownError. A
-      # deadlock runs the transaction again.
+      # @api private: START TRANSACTION, yield a transaction, COMMIT. A
+      # deadlock (the server rolled it back) runs it again.
       def transaction(&)
         attempts = 1
         begin
@@ -148,8 +114,7 @@ module LeaseMachines
         status_from(values)
       end
 
-      # A row it cannot read does not hide the others: see
-      # {UnreadableStatusesError}.
+      # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
         rows = query(STATUSES_SQL).reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }

@@ -11,45 +11,10 @@ module LeaseMachines
   module Stores
     # Durable authorities in PostgreSQL: one row per resource in
     # `lease_machines_resources` (found through the connection's search_path).
-    #
-    #   store = LeaseMachines::Stores::Postgres.new(PG.connect(ENV.fetch("DATABASE_URL")))
-    #   store.setup!
-    #   store.authority("nightly_report").acquire(owner: 7, ttl: 30)
-    #
-    # The connection may be a PG::Connection (this store serializes its own
-    # use of it with a Mutex), a connection URL String (the store opens and
-    # owns the connection, and opens a new one in a forked child), a pool
-    # responding to `with { |pg_connection| }` (connection_pool), or
-    # ActiveRecord: `ActiveRecord::Base` (or a model class, or its
-    # connection_pool), whose pool is used through `with_connection` and the
-    # adapter's `raw_connection`, or a single ActiveRecord connection.
-    #
-    # A decision takes two round trips and one commit. The first reads the
-    # resource's row and the server clock (`clock_timestamp()`) in one
-    # statement; the core decides; the second writes the new checkpoint with a
-    # compare-and-set: one autocommit `UPDATE ... WHERE` the row still holds
-    # what was read (for a new resource, `INSERT ... ON CONFLICT DO NOTHING`).
-    # PostgreSQL takes the row lock for that UPDATE and re-checks the condition
-    # on the newest committed row, so the write lands only on the state the
-    # decision was made on; when another decision got there first, nothing is
-    # written and the call reads and decides again. Only after the write has
-    # committed is the Decision returned. A decision that changes nothing
-    # writes nothing.
-    #
-    # With a `before_commit` hook a decision is one explicit transaction
-    # instead (READ COMMITTED, whatever the server's default):
-    # `SELECT ... FOR UPDATE` of the row, with the clock read in the same
-    # statement after the lock is granted; the core decides; `UPDATE`; the
-    # hook; `COMMIT`.
-    #
-    # Both statements of the fast path are prepared once per connection
-    # (`prepared_statements: false` sends them unprepared, for poolers that
-    # cannot keep prepared statements, such as PgBouncer before 1.21 in
-    # transaction mode).
+    # The connection: a PG::Connection, a URL (owned by the store), a pool
+    # (`with`), or ActiveRecord (the base, a model, its pool, or a connection).
     class Postgres < Store
-      # The schema {#setup!} runs (also in the repository as
-      # db/postgres/001_create_lease_machines_resources.sql); run it from your
-      # own migration to manage the schema yourself.
+      # The schema {#setup!} runs (db/postgres/001_create_lease_machines_resources.sql).
       SCHEMA_SQL = Schema::POSTGRES
       # pg_advisory_xact_lock key serializing concurrent #setup! calls ("lm_setup").
       SETUP_LOCK_KEY = 7_813_005_877_785_687_408
@@ -67,18 +32,12 @@ module LeaseMachines
       #   resource's row lock before failing with StoreError. nil (the
       #   default) keeps the connection's own lock_timeout: the fast path's
       #   write waits only while another decision commits, so a bound matters
-      #   when a before_commit hook or another session holds the row. A
-      #   number is applied with SET LOCAL on every write, which costs a
-      #   little (see BENCHMARKS.md)
+      #   when a before_commit hook or another session holds the row
       # @param statement_timeout [Numeric, nil] seconds any one statement of a
       #   call may run, waits for locks included (the read behind a
       #   migration's ACCESS EXCLUSIVE lock, the prepare, the write, the hook's
-      #   statements, COMMIT), before the call fails with StoreError; so a
-      #   call is bounded by a small multiple of it (a decision sends two or
-      #   three statements, more when it reads again after losing a race).
-      #   nil (the default) keeps the connection's own statement_timeout and
-      #   today's statements. A number is applied with SET LOCAL in the same
-      #   simple query as each statement (like lock_timeout)
+      #   statements, COMMIT), before the call fails with StoreError. nil
+      #   (the default) keeps the connection's own statement_timeout
       # @param prepared_statements [Boolean] prepare the fast path's statements
       #   once per connection (false: send them unprepared every time)
       # @param before_commit [#call, nil] called with a {Commit} inside every
@@ -121,8 +80,7 @@ module LeaseMachines
         @prepared
       end
 
-      # @api private: one decision. Without a before_commit hook: read, decide,
-      # compare-and-set (see the class comment); with one: a locked transaction.
+      # @api private: one decision: compare-and-set, or with a before_commit hook a locked transaction.
       def decide(name, request)
         return super if before_commit
 
@@ -150,9 +108,7 @@ module LeaseMachines
         @connections.close
       end
 
-      # @api private: BEGIN, yield a transaction (#lock, #write,
-      # #connection), COMMIT. Errors before COMMIT roll back and raise
-      # StoreError; a failure during COMMIT raises OutcomeUnknownError.
+      # @api private: BEGIN, yield a transaction, COMMIT ({Failures#transaction}).
       def transaction(&)
         @connections.with { |session| LockedTransaction.run(session, @begin_sql, @failures, &) }
       rescue PG::Error => e
@@ -161,14 +117,11 @@ module LeaseMachines
 
       private
 
-      # Listens for the release's NOTIFY (see {Listener}).
       def handover_wait(name, seconds)
         @listener.await(name, seconds)
       end
 
-      # Opens the listening connection: from `listen_url`, or with the
-      # settings of the store's own connection (read from one when the first
-      # wait needs it).
+      # Without `listen_url`, the store connection's settings, read when the first wait needs them.
       def listen_source(listen_url)
         return -> { PG.connect(listen_url) } if listen_url
 
@@ -216,8 +169,7 @@ module LeaseMachines
         status_from(values)
       end
 
-      # A row it cannot read does not hide the others: see
-      # {UnreadableStatusesError}.
+      # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
         rows = query(STATUSES_SQL, []).values.reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }

@@ -2,9 +2,8 @@
 
 module LeaseMachines
   module Stores
-    # The schema every engine's #setup! runs, read from the migration files the
-    # gem ships (db/postgres/*.sql, db/sqlite/*.sql, db/mysql/*.sql): the SQL people read or
-    # apply themselves is the SQL the stores run, from one file each.
+    # The schema every engine's #setup! runs, read from the db/<engine>/*.sql
+    # the gem ships: the SQL people apply themselves is the SQL the stores run.
     module Schema
       ROOT = File.expand_path("../../..", __dir__)
       # Where the SQL lives, relative to the gem's root.

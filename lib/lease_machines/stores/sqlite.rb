@@ -8,27 +8,10 @@ require "lease_machines/stores/schema"
 module LeaseMachines
   module Stores
     # Durable authorities in one SQLite file, shared by many processes on one
-    # host: one row per resource in `lease_machines_resources`.
-    #
-    #   store = LeaseMachines::Stores::SQLite.new("/var/lib/app/leases.sqlite3")
-    #   store.setup!
-    #   store.authority("nightly_report").acquire(owner: 7, ttl: 30)
-    #
-    # The file runs in WAL mode with `synchronous = FULL` (a commit is on disk
-    # before it returns). A decision is one `BEGIN IMMEDIATE` transaction: it
-    # takes the database's write lock first (waiting up to `busy_timeout`, in
-    # Ruby: other threads run meanwhile; see {Connection}),
-    # reads the row and then the host clock, lets the core decide, writes the
-    # row and commits; only then the Decision is returned.
-    #
-    # The store opens its own connection lazily, serializes its threads with a
-    # Mutex, and opens a new connection in a forked child (a connection opened
-    # before fork belongs to the parent and is never touched again). The file
-    # must be on a local disk: SQLite's locks do not work over network file
-    # systems.
+    # host: one row per resource in `lease_machines_resources`. The file must
+    # be on a local disk: SQLite's locks do not work over network file systems.
     class SQLite < Store
-      # The schema {#setup!} runs (also in the repository as
-      # db/sqlite/001_create_lease_machines_resources.sql).
+      # The schema {#setup!} runs (db/sqlite/001_create_lease_machines_resources.sql).
       SCHEMA_SQL = Schema::SQLITE
       # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
@@ -75,14 +58,10 @@ module LeaseMachines
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures) }
       end
 
-      # @api private: one decision. A grant request (acquire, reacquire: what
-      # many processes ask for at once) without a before_commit hook is first
-      # decided on the committed row read outside any transaction (a WAL
-      # reader takes no lock): when the core says there is nothing to write
-      # (a refusal within the lease), that is the answer, and the write lock
-      # is never taken. Otherwise (a renewal or release, made by the holder
-      # and nearly always written; a hook), it is decided (again) in one
-      # BEGIN IMMEDIATE transaction ({Store#decide}).
+      # @api private: one decision. A grant is first decided on the row read
+      # outside any transaction (a WAL reader takes no lock): a refusal that
+      # writes nothing never takes the write lock. Anything else is decided
+      # (again) in one BEGIN IMMEDIATE transaction ({Store#decide}).
       def decide(name, request)
         return super if before_commit || !request.grant?
 
@@ -100,17 +79,13 @@ module LeaseMachines
       end
 
       # Handover fairness: a grant of a resource released within the last
-      # HANDOVER_WINDOW ms (the row has no lease and its instant is that
-      # recent) waits a jittered 0..HANDOVER_JITTER s before it takes the
-      # write lock. Whoever read the free row in that moment (the process
-      # that released it, which is on the CPU and would otherwise win nearly
-      # every time, and its waiters alike) then draws lots for it. Costs
-      # nothing to a grant of a resource that was free for longer.
+      # HANDOVER_WINDOW waits a jittered moment before the write lock, so the
+      # releasing process (on the CPU, it would win nearly every time) and its
+      # waiters draw lots.
       def take_turn(columns, clock)
         return unless columns && columns.fetch(1).nil?
 
-        # Recent on the store clock (a row written at a caller's `now:` far
-        # from it is not).
+        # Recent on the store clock (a row written at a caller's far `now:` is not).
         since_ns = (clock * NANOS_PER_MILLISECOND) - Integer(columns.fetch(4), 10)
         return unless since_ns.between?(0, HANDOVER_WINDOW_NS)
 
@@ -139,9 +114,7 @@ module LeaseMachines
                          "got #{ms.inspect}"
       end
 
-      # @api private: BEGIN IMMEDIATE, yield a {Transaction}, COMMIT. Errors
-      # before COMMIT roll back and raise StoreError; a failure during COMMIT
-      # raises OutcomeUnknownError (see {Failures#transaction}).
+      # @api private: BEGIN IMMEDIATE, yield a {Transaction}, COMMIT ({Failures#transaction}).
       def transaction
         @mutex.synchronize do
           connection = @connection.current
@@ -192,8 +165,7 @@ module LeaseMachines
         rows.first && status_from(rows.first, clock)
       end
 
-      # A row it cannot read does not hide the others: see
-      # {UnreadableStatusesError}.
+      # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
         rows, clock = read(STATUSES_SQL, [])
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }

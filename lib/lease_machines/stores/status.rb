@@ -11,10 +11,7 @@ module LeaseMachines
         Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
       end
 
-      # The instant the next decision would be made at: the store clock, but
-      # never before the observed clock (a decision clamps a clock that
-      # stepped back to `observed_ns`), so {#held?} and {#expires_in} agree
-      # with what the next acquire is told.
+      # The store clock, clamped to `observed_ns` as a decision would be.
       # @return [Integer] nanoseconds since the Unix epoch
       def now_ns
         [clock_ns, observed_ns].max
@@ -32,10 +29,8 @@ module LeaseMachines
       end
     end
 
-    # {Store#statuses} found rows it cannot read (a hand edit): it raises this
-    # instead of returning part of the list silently. `statuses` holds every
-    # resource that was read (ordered by name, as {Store#statuses} returns
-    # them) and `failures` the StoreError for each one that was not, by name.
+    # {Store#statuses} found rows it cannot read (a hand edit), rather than
+    # return part of the list silently.
     class UnreadableStatusesError < StoreError
       # @return [Array<Status>] the readable resources
       attr_reader :statuses

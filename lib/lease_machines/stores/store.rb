@@ -6,9 +6,8 @@ module LeaseMachines
     # calls. An engine provides #transaction (BEGIN, yield a transaction object
     # with #lock/#write/#connection, COMMIT), #read_status and #read_statuses.
     class Store
-      # How long {#await_handover} waits before it looks, on an engine that
-      # cannot be told of a release (seconds, jittered by up to the same
-      # again).
+      # Seconds {#await_handover} waits before it looks, on an engine that
+      # cannot be told of a release (jittered by up to the same again).
       HANDOVER_POLL = 0.004
 
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
@@ -30,17 +29,13 @@ module LeaseMachines
         !@signing_keys.nil?
       end
 
-      # @api private: `decision` as the caller gets it: with `signing_keys:`,
-      # its lease carries its token's proof for `name`. Computed after the
-      # commit, from the name and the token alone (a before_commit hook sees
-      # the lease without it).
+      # @api private: with `signing_keys:`, the lease carries its token's
+      # proof, computed after the commit (a before_commit hook sees none).
       def signed(name, decision)
         @signing_keys ? @signing_keys.signed(name, decision) : decision
       end
 
-      # The durable authority for one resource. Cheap: every object for the
-      # same name (from this store or any other on the same database) shares
-      # one committed history.
+      # The durable authority for one resource (cheap: they share the row).
       # @return [DurableAuthority]
       def authority(name)
         DurableAuthority.new(self, Stores.resource_name(name))
@@ -58,10 +53,8 @@ module LeaseMachines
         read_statuses
       end
 
-      # Operator action: clears the lease record whoever holds it. The token
-      # high-water mark stays, so the next grant gets a greater token and the
-      # old holder is fenced at the resource. The observed clock advances to
-      # the store clock (never back).
+      # Operator action: clears the lease whoever holds it. The token
+      # high-water mark stays, so the old holder is fenced at the resource.
       # @return [Status, nil] the state before the release; nil when the
       #   resource has no row (nothing was written)
       def force_release(name)
@@ -85,9 +78,6 @@ module LeaseMachines
 
       # Waits at most `seconds` for a release (or force release) of `name`:
       # true as soon as one was seen, false when nothing was (try again now).
-      # PostgreSQL listens for the release's NOTIFY; SQLite polls once after
-      # a short jittered interval. See docs/STORES.md, "Waiting for a
-      # release".
       # @param seconds [Numeric] non-negative and finite
       # @return [Boolean]
       def await_handover(name, seconds)
@@ -102,9 +92,7 @@ module LeaseMachines
         handover_wait(name, seconds.to_f)
       end
 
-      # @api private: one decision in one transaction: lock the row, let the
-      # request decide on it (at the store clock unless it carries a `now`),
-      # write the row when it changed, run the hook, commit.
+      # @api private: one decision in one transaction: lock, decide, write, hook, commit.
       # @param request [Native::Request]
       def decide(name, request)
         transaction do |tx|
@@ -128,12 +116,8 @@ module LeaseMachines
 
       private
 
-      # Waiting on an engine that cannot be told of a release (SQLite): sleeps
-      # one short jittered interval (or what is left of `seconds`), then
-      # reads the row: true when the resource is free to take (released,
-      # force released or expired), false when it is still held or `seconds`
-      # ran out first (nothing observed: poll now). An engine that can be
-      # told (PostgreSQL) overrides it.
+      # On an engine that cannot be told of a release: one jittered sleep,
+      # then one read. PostgreSQL overrides it (LISTEN).
       def handover_wait(name, seconds)
         interval = HANDOVER_POLL * (1 + rand)
         sleep([interval, seconds].min) if seconds.positive?
@@ -143,9 +127,7 @@ module LeaseMachines
         status.nil? || !status.held?
       end
 
-      # Tells waiters, in the release's own transaction, that `name` was
-      # released: on an engine whose transaction can (#announce_release:
-      # PostgreSQL's NOTIFY); the others' waiters poll.
+      # In the release's own transaction (PostgreSQL's NOTIFY); elsewhere waiters poll.
       def announce_release(transaction, name)
         transaction.announce_release(name) if transaction.respond_to?(:announce_release)
       end
@@ -160,9 +142,7 @@ module LeaseMachines
                                        connection: transaction.connection))
       end
 
-      # The statuses of `rows`, each read by the block; a row the block cannot
-      # read (StoreError) does not hide the others, see
-      # {UnreadableStatusesError}. `name_at` is where a row holds its name.
+      # A row the block cannot read does not hide the others ({UnreadableStatusesError}).
       def readable_statuses(rows, name_at:)
         failures = {}
         statuses = rows.filter_map do |row|

@@ -4,16 +4,9 @@ module LeaseMachines
   # Helpers for the users' own test suites. Loaded by
   # `require "lease_machines/testing"`.
   module Testing
-    # A manual clock for tests: time moves only when {#advance} is called, so
-    # a test can say "31 seconds pass" and see a lease lost, deterministically,
-    # without sleeping. Rails' `travel_to` and Timecop do not move
-    # `Process.clock_gettime`, which is what the runtime reads by default; pass
-    # this clock instead (`hold(clock:)`, `Stores::Memory.new(clock:)`, the
-    # elector's `clock:`).
-    #
-    # {#sleep} and {#wait} block the calling thread until the clock has been
-    # advanced far enough (or, for #wait, until signalled): they never advance
-    # it themselves. Thread-safe.
+    # A manual clock for tests: time moves only when {#advance} is called
+    # (Timecop and `travel_to` do not move `Process.clock_gettime`, which the
+    # runtime reads). Thread-safe.
     class Clock
       # How often a waiting thread looks at the clock again, in real seconds.
       REAL_RECHECK = 0.05
@@ -41,10 +34,8 @@ module LeaseMachines
         now_ns / 1_000_000_000.0
       end
 
-      # Moves the clock forward, wakes every thread waiting on it and, with
-      # `settle:` (the default), returns only once the renewal thread of
-      # this clock has done everything that became due (at most
-      # {Runtime::Scheduler::SETTLE_TIMEOUT} real seconds).
+      # Moves the clock forward, wakes its waiters and, with `settle:`,
+      # returns once its renewal thread has done what became due.
       # @param seconds [Integer, Float] finite, not negative
       # @return [Float] the new reading
       def advance(seconds, settle: true)
@@ -70,11 +61,9 @@ module LeaseMachines
         end
       end
 
-      # Like ConditionVariable#wait(mutex, seconds) on this clock: returns
-      # when `condition` is signalled or the clock moves (the caller holds
-      # `mutex` and checks again: it may return early, never late). A move
-      # that lands between the caller's check and this wait is seen within
-      # REAL_RECHECK seconds of real time.
+      # Like ConditionVariable#wait on this clock: may return early, never
+      # late (a move between the caller's check and this wait is seen within
+      # REAL_RECHECK real seconds).
       def wait(mutex, condition, _seconds)
         key = [mutex, condition]
         @mutex.synchronize { @waiters[key] = true }

@@ -6,12 +6,9 @@ require "lease_machines"
 
 module LeaseMachines
   module Generators
-    # `rails generate lease_machines:install [--database=postgresql|sqlite3]`
-    # writes the lease store and fence tables as one migration (the SQL the
-    # gem's own `setup!` runs, db/<engine>/*.sql, copied in so the migration
-    # never changes under the app when the gem is upgraded) and
-    # config/initializers/lease_machines.rb. The engine defaults to the app's
-    # primary database adapter (config/database.yml).
+    # `rails generate lease_machines:install`: a migration with the gem's SQL
+    # copied in (so it never changes under the app when the gem is upgraded)
+    # and config/initializers/lease_machines.rb.
     class InstallGenerator < ::Rails::Generators::Base
       include ::Rails::Generators::Migration
 

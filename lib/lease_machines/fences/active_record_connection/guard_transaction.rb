@@ -2,20 +2,11 @@
 
 module LeaseMachines
   module Fences
-    # A guard's transaction through ActiveRecord: a transaction of its own,
-    # or a savepoint inside the caller's, begun and ended through the
-    # adapter's transaction manager, so ActiveRecord's bookkeeping (nesting,
-    # commit callbacks of records written in the block) sees it, as for
-    # `transaction(requires_new: true)`.
-    #
-    # Unlike `transaction`, it commits only when the block returns. Left any
-    # other way it rolls back: an exception (re-raised), ActiveRecord::Rollback
-    # (swallowed: the guard returns nil, as `transaction` does), and a block
-    # left without an exception: `throw`, `break`, `return`, Thread#kill and
-    # Timeout (a throw on Ruby 3.1 and 3.2). ActiveRecord 6.1 commits a
-    # transaction left by a throw, and 7.1 and later commit one left by
-    # `throw`, `break` or `return`: for a guard that would commit a half-run
-    # block with its mark.
+    # A guard's transaction through the adapter's transaction manager (so
+    # ActiveRecord's bookkeeping sees it). Unlike `transaction`, it commits
+    # only when the block returns: ActiveRecord 6.1 commits a transaction left
+    # by a throw (Timeout on Ruby 3.1/3.2), 7.1+ one left by `throw`, `break`
+    # or `return`, which for a guard would commit a half-run block.
     module GuardTransaction
       # @return the block's value, nil when it raised ActiveRecord::Rollback
       def self.run(adapter)
@@ -38,9 +29,8 @@ module LeaseMachines
         adapter.rollback_transaction if adapter.current_transaction.equal?(transaction)
       end
 
-      # As ActiveRecord does: a COMMIT (or RELEASE) that failed has taken the
-      # transaction off the stack; it is rolled back, unless the database
-      # already ended it, and the error is raised.
+      # As ActiveRecord does: a failed COMMIT (or RELEASE) is rolled back
+      # unless the database already ended it, and raised.
       def self.commit(adapter, transaction, value)
         adapter.commit_transaction
         value

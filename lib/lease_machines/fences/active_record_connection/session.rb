@@ -4,31 +4,14 @@ module LeaseMachines
   module Fences
     # One ActiveRecord connection (adapter) as a guard uses it: the guard is
     # a {GuardTransaction}, so ActiveRecord's own transaction bookkeeping
-    # sees it. Outside a transaction that is a transaction of its own; inside
-    # one (an `ActiveRecord::Base.transaction` block, a Rails migration) a
-    # savepoint. The mark is raised by the first statement inside it, the
-    # block runs next, and the guard commits (or releases the savepoint) when
-    # the block returns. A refused mark raises FencedError; the block left any
-    # other way rolls the transaction (or the savepoint) back, the mark with
-    # it. Raising ActiveRecord::Rollback in the block makes the guard return
-    # nil, as it does for `transaction`.
-    #
-    # The fence's own statements go through the adapter (logged and
-    # instrumented as ActiveRecord's are); their failures raise StoreError.
-    # COMMIT's failures are ActiveRecord's, raised as `transaction` raises
-    # them.
+    # sees it; the statements go through the adapter (logged, instrumented).
     class ActiveRecordSession
       NAME = "LeaseMachines::Fences"
 
-      # One engine's SQL for ActiveRecord: `adapter` matches the adapter's
-      # name, `mark_sqls` (one per {Admission} mode) and `highest_sql` take
-      # bind parameters, `mark_binds` (mode, resource, token) gives a mark's
-      # binds, `store_row_sql` reads the store's row (last_issued,
-      # lease_token, lease_expires_at_ns, and the database clock in ns when
-      # `clock_ns` is nil; else `clock_ns` reads the clock), `setup` lists the
-      # statements of setup! for a schema. `session` (nil: this class) is the
-      # session class of an engine whose adapter needs statements of its own
-      # (MySQL: values written in, no DDL inside a transaction).
+      # One engine's SQL for ActiveRecord. `clock_ns` reads the clock when
+      # `store_row_sql` does not; `session` (nil: this class) is for an engine
+      # that needs statements of its own (MySQL: values written in, no DDL
+      # inside a transaction).
       Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :highest_sql, :store_row_sql, :clock_ns,
                            :setup, :session, keyword_init: true)
 

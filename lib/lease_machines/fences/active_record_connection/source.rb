@@ -3,12 +3,9 @@
 module LeaseMachines
   module Fences
     module Connections
-      # ActiveRecord as a fence's connection: `ActiveRecord::Base` (or a model
-      # class), a connection pool, or one connection (adapter). With a class
-      # or a pool every call uses the calling thread's connection
-      # (`with_connection`), the one its models and its
-      # `ActiveRecord::Base.transaction` blocks use, so a guard made inside
-      # such a block joins that transaction.
+      # ActiveRecord as a fence's connection. With a class or a pool every
+      # call uses the calling thread's connection, so a guard inside an
+      # `ActiveRecord::Base.transaction` block joins that transaction.
       class ActiveRecord
         # Whether `connection` is something this source takes.
         def self.accepts?(connection)

@@ -3,11 +3,9 @@
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # A guard through ActiveRecord's mysql2 adapter: {ActiveRecordSession}
-      # with the mark's statements of {Statements.mark} (values written in:
-      # the adapter binds no parameters without prepared statements, its
-      # default), and a setup! that runs no DDL inside a transaction (DDL
-      # commits it).
+      # A guard through ActiveRecord's mysql2 adapter: values written in (it
+      # binds nothing without prepared statements), and no DDL inside a
+      # transaction (DDL commits it).
       class ActiveRecordMySQLSession < ActiveRecordSession
         # The error for a refused mark, read with locking reads (see
         # {Statements.highest_sql}).

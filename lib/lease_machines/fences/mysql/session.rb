@@ -3,17 +3,8 @@
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # One Mysql2::Client as a guard uses it (see {DriverGuard}): the guard's
-      # statements and its transaction or savepoint. The store's session
-      # checks the client, rolls back, sorts COMMIT and closes a client whose
-      # connection failed (a fence that opened it from a URL opens a new one
-      # on the next call, as a store does).
-      #
-      # Whether the caller has a transaction open on the client is asked of
-      # the server: `SET TRANSACTION READ WRITE` (which only sets the next
-      # transaction's access mode, read-write, the default) fails with error
-      # 1568 inside a transaction, on MySQL and MariaDB alike. One round trip,
-      # which the client's protocol state does not tell from Ruby.
+      # One Mysql2::Client as a guard uses it: the store's session plus the
+      # guard's statements.
       class Session < Stores::MySQL::Session
         IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
 
@@ -31,9 +22,9 @@ module LeaseMachines
           @connection
         end
 
-        # Asks the server (see the class comment). A lost connection is
-        # closed, to be reopened or refused by the next call, and raises
-        # StoreError: nothing was sent that writes.
+        # Asked of the server (mysql2 cannot tell): `SET TRANSACTION READ
+        # WRITE` (the default) fails with 1568 inside a transaction, on MySQL
+        # and MariaDB alike. A lost connection raises StoreError.
         def in_transaction?
           @connection.query("SET TRANSACTION READ WRITE")
           false

@@ -3,26 +3,16 @@
 module LeaseMachines
   module Fences
     class Postgres < Table
-      # One PG::Connection as a guard uses it (see {DriverGuard}): the guard's
-      # statements and its transaction or savepoint. The store's session
-      # checks the connection, reconnects it in place (never finishing it),
-      # rolls back and sorts COMMIT; unlike a store, a guard takes a
-      # connection inside the caller's transaction, and joins it. BEGIN keeps
-      # the session's isolation level.
-      #
-      # The mark's statement is prepared once per server session (named
-      # lease_machines_fence_mark), and prepared again after a reconnect or
-      # when it vanished (DISCARD ALL). Without prepared statements (for a
-      # pooler that cannot keep them) BEGIN and the mark go to the server as
-      # one simple query instead, planned every time.
+      # One PG::Connection as a guard uses it: the store's session plus the
+      # guard's statements. The mark is prepared once per server session, and
+      # again after a reconnect or DISCARD ALL.
       class Session < Stores::Postgres::Session
         include Statements
 
         # The prepared mark's name, per {Admission} mode.
         MARK_NAMES = { any: "lease_machines_fence_mark", issued: "lease_machines_fence_mark_issued",
                        live: "lease_machines_fence_mark_live" }.freeze
-        # The connections the marks are prepared on: for each, the server
-        # session (backend pid) each mark's name was prepared in.
+        # Per mark name: connection => the backend pid it was prepared in.
         PREPARED = MARK_NAMES.values.to_h { |name| [name, ObjectSpace::WeakMap.new] }.freeze
         private_constant :PREPARED
 
@@ -53,8 +43,7 @@ module LeaseMachines
         end
 
         # Only a connection that broke: one with a query in flight may be the
-        # caller's, whose transaction a reconnect would end ({#in_transaction?}
-        # refuses it).
+        # caller's, whose transaction a reconnect would end.
         def broken?
           @connection.status != PG::CONNECTION_OK
         end
@@ -132,10 +121,8 @@ module LeaseMachines
 
         private
 
-        # Opens the transaction (or savepoint) with `opening` and raises the
-        # mark. A prepared mark that vanished from the server (DISCARD ALL)
-        # fails before anything was written: the guard goes back (`undo`),
-        # prepares it again, and starts over, once.
+        # A prepared mark that vanished (DISCARD ALL) fails before anything
+        # was written: go back, prepare it again, start over, once.
         # @return [Integer] the rows the mark changed
         def open_and_mark(opening, undo, resource, token)
           unless @prepared

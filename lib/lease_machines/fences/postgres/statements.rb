@@ -15,10 +15,7 @@ module LeaseMachines
         SQL
         # The database clock in ns since the Unix epoch, as numeric.
         CLOCK_NS_SQL = "floor(extract(epoch FROM clock_timestamp()) * 1e9)"
-        # The bound forms ({Admission}), with the same two parameters: the
-        # store row of $1 must exist and have issued $2 (and, :live, hold it
-        # in a lease that ends after the database clock), or nothing is
-        # inserted nor updated (and no row locked).
+        # The bound forms ({Admission}), with the same two parameters.
         ISSUED = "store.name = $1::text AND store.last_issued >= $2::numeric"
         LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL}".freeze
         private_constant :ISSUED, :LIVE
@@ -44,10 +41,7 @@ module LeaseMachines
         # pg_advisory_xact_lock key serializing concurrent #setup! calls ("lm_fence").
         SETUP_LOCK_KEY = 7_813_006_137_384_576_357
 
-        # MARK_SQLS[mode] with its two values written in, for the
-        # simple-query protocol, which runs it in the same round trip as BEGIN
-        # (or SAVEPOINT). `resource` is quoted by the driver; `token` is a
-        # checked Integer.
+        # MARK_SQLS[mode] with its values written in, to share BEGIN's round trip.
         def self.mark_literal(connection, resource, token, mode = :any)
           literal = connection.escape_literal(resource)
           MARK_SQLS.fetch(mode).gsub(/\$([12])(?!\d)/) { Regexp.last_match(1) == "1" ? literal : token.to_s }

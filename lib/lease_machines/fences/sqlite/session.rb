@@ -3,16 +3,10 @@
 module LeaseMachines
   module Fences
     class SQLite < Table
-      # One SQLite3::Database as a guard uses it (see {DriverGuard}): the
-      # store's connection (running statements, COMMIT, rolling back, closing)
-      # plus the guard's statements. It waits for a lock in SQLite's own busy
-      # handler (the database's busy_timeout), never in the store's
-      # #patiently.
-      #
-      # A database the fence opened itself keeps its statements prepared. A
-      # database the caller gave is used without keeping any: the sqlite3 gem
-      # refuses to close a database while a prepared statement is open, so a
-      # fence that kept one would break the caller's `close`.
+      # One SQLite3::Database as a guard uses it: the store's connection plus
+      # the guard's statements; it waits in SQLite's own busy handler. A
+      # database the caller gave keeps no prepared statement: the sqlite3 gem
+      # refuses to close a database while one is open.
       class Session < Stores::SQLite::Connection
         include Statements
 
@@ -76,10 +70,8 @@ module LeaseMachines
           @admission.refusal(self, resource, token)
         end
 
-        # Runs `sql` (several statements) in a transaction of its own
-        # (BEGIN IMMEDIATE, so concurrent setups wait for each other, as
-        # guards do: up to the busy timeout), or under a savepoint inside the
-        # caller's.
+        # Runs `sql` in BEGIN IMMEDIATE (concurrent setups wait), or under a
+        # savepoint inside the caller's transaction.
         def setup(sql)
           joined = in_transaction?
           begin
@@ -107,8 +99,6 @@ module LeaseMachines
 
         private
 
-        # Runs one statement to its first row: the store's prepared one, or,
-        # on a database the caller gave, one prepared for this run only.
         # @return [Array, nil]
         def run(sql, *binds)
           return super if @prepared

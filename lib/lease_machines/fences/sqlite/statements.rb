@@ -14,10 +14,8 @@ module LeaseMachines
           ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
           WHERE #{TABLE}.highest IS NULL OR #{TABLE}.highest <= excluded.highest
         SQL
-        # `a <= b` for canonical decimal texts (the store's encoding: no
-        # leading zero), exact over 0..2**64-1: a shorter text is a smaller
-        # number, and texts of one length compare (BINARY, memcmp) as the
-        # numbers they spell. A NULL on either side is not true.
+        # `a <= b` for canonical decimal texts (no leading zero): a shorter
+        # text is smaller, texts of one length compare as memcmp.
         LE = lambda do |a, b|
           "(length(#{a}) < length(#{b}) OR (length(#{a}) = length(#{b}) AND #{a} <= #{b}))"
         end
@@ -31,12 +29,9 @@ module LeaseMachines
         def self.at_most(left, right) = LE.call(left, right)
 
         def self.below(left, right) = LT.call(left, right)
-        # The bound forms ({Admission}): ?1 the resource, ?2 the token's
-        # 20-digit text (the mark), ?3 its canonical decimal text (the
-        # store's), ?4 the host clock in ns (canonical decimal text). The
-        # store row must exist and have issued the token (and, :live, hold
-        # it in a lease that ends after ?4), or nothing is inserted nor
-        # updated. (`WHERE` is required before `ON CONFLICT` after a SELECT.)
+        # The bound forms: ?1 resource, ?2 the token's 20-digit text, ?3 its
+        # canonical text, ?4 the host clock in ns. (`WHERE` is required before
+        # `ON CONFLICT` after a SELECT.)
         ISSUED = "store.name = ?1 AND #{LE.call('?3', 'store.last_issued')}".freeze
         LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{LT.call('?4', 'store.lease_expires_at_ns')}".freeze
         private_constant :ISSUED, :LIVE

@@ -3,12 +3,9 @@
 module LeaseMachines
   module Stores
     module Connections
-      # An ActiveRecord connection pool: the thread's connection through
-      # `with_connection`, or, when that one is inside a transaction (say the
-      # call is made from an `ActiveRecord::Base.transaction` block; or, where
-      # the engine can tell, its raw connection is: `engine.raw_transaction?`),
-      # a connection of its own checked out for the call, so the decision
-      # commits independently of the caller's transaction.
+      # An ActiveRecord connection pool: the thread's connection, or, when
+      # that one is inside a transaction, one checked out for the call, so the
+      # decision commits independently of the caller's transaction.
       class ActiveRecordPool
         include Borrowed
 

@@ -3,14 +3,9 @@
 module LeaseMachines
   module Stores
     module Connections
-      # What the shared sources ask of an engine, as the engine's own
-      # `Connections` module declares it (`extend Engine`, then `declare`).
-      # That module adds, as methods of its own, what is behaviour only it
-      # has: `connector(url)` (a callable opening a new driver connection),
-      # `raw_transaction?(adapter)` (whether an ActiveRecord adapter's raw
-      # connection is inside a transaction ActiveRecord does not know of) and
-      # `silence(session)` (what a forked child does to the connection it
-      # inherited, so that finalizing it at exit sends nothing).
+      # What the shared sources ask of an engine (`extend Engine`, then
+      # `declare`); the engine adds `connector(url)`, `raw_transaction?(adapter)`
+      # and `silence(session)`.
       module Engine
         # @return [Class] the driver's connection class
         attr_reader :driver

@@ -3,16 +3,9 @@
 module LeaseMachines
   module Stores
     module Connections
-      # A connection opened from a URL (or a path) and owned by whoever made
-      # the source, opened anew in a forked child (see {ProcessLocal}); a lock
-      # serializes its use. Where the engine says so (`engine.reopen?`:
-      # MySQL's, which its Session closes when it failed), a closed one is
-      # opened again before the next call.
-      #
-      # A child never sends anything on the connection it inherited: the
-      # engine silences it (`engine.silence`) in the child, so that finalizing
-      # it when the child exits sends nothing, and the parent's session lives
-      # on.
+      # A connection opened from a URL (or a path) and owned by the source,
+      # opened anew in a forked child ({ProcessLocal}) and, where the engine
+      # says so (`engine.reopen?`), once it was closed after a failure.
       class Owned
         # @param url [String] checked by the engine now, connected to on first use
         # @param connect [#call] opens a new driver connection

@@ -3,10 +3,8 @@
 module LeaseMachines
   module Stores
     class Memory < Store
-      # The rows of one in-memory history: five columns per resource, in the
-      # durable stores' encoding (decimal Strings or nil), behind one Mutex.
-      # A transaction's write lands only when its block returns (an exception,
-      # `throw` or Thread#kill leaves the rows as they were).
+      # The rows of one in-memory history, in the durable stores' encoding,
+      # behind one Mutex; a write lands only when its block returns.
       class Database
         # One stored row.
         Row = Struct.new(:columns, :updated_at)

@@ -3,15 +3,8 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # MySQL's part in the store's connection sources (the sources
-      # themselves, shared with PostgreSQL, are {Stores::Connections}): each
-      # source's `with` yields a {Session} on an open Mysql2::Client.
-      #
-      # A Mysql2::Client the caller gave must be in autocommit mode and
-      # outside a transaction between calls (a decision commits its own). A
-      # client whose connection failed is closed ({Session#recover}) and stays
-      # closed: give the store a URL, a pool or ActiveRecord to have it
-      # reconnect.
+      # MySQL's part in the connection sources. A client the caller gave
+      # whose connection failed stays closed (mysql2 cannot reconnect safely).
       # @api private (also the fences' engine: Fences::MySQL)
       module Connections
         extend Stores::Connections::Engine
@@ -34,9 +27,8 @@ module LeaseMachines
           false
         end
 
-        # Turns an inherited client's `automatic_close` off, so finalizing it
-        # when the child exits points its socket at /dev/null (mysql2 does
-        # that) instead of sending COM_QUIT.
+        # Without `automatic_close`, finalizing it at the child's exit points
+        # its socket at /dev/null instead of sending COM_QUIT.
         def self.silence(session)
           session.connection.automatic_close = false
         rescue Mysql2::Error

@@ -3,20 +3,17 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # What a Mysql2::Error means. The client library numbers its own errors
-      # (the connection failed, was lost, timed out) 2000..2999; the server's
-      # answers are numbered below 2000 or from 3000 up. The mysql2 gem raises
-      # its own errors (a closed or busy client) with number 0.
+      # What a Mysql2::Error means: the client library's own are 2000..2999,
+      # mysql2's own 0, the server's answers the rest.
       module Errors
         DEADLOCK = 1213 # ER_LOCK_DEADLOCK: the server rolled the transaction back
         LOCK_WAIT_TIMEOUT = 1205 # ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout ran out
         CLIENT = (2000..2999)
 
         class << self
-          # Whether the server answered `error` (the connection is still there).
-          # (mysql2 raises a lock wait timeout, which the server answered, and
-          # its own read_timeout, which it did not, as the same TimeoutError:
-          # the number tells them apart.)
+          # Whether the server answered `error`. (mysql2 raises a lock wait
+          # timeout and its own read_timeout as the same TimeoutError: the
+          # number tells them apart.)
           def answered?(error)
             error.is_a?(Mysql2::Error) && !error.error_number.zero? && !CLIENT.cover?(error.error_number)
           end

@@ -1,48 +1,24 @@
 # frozen_string_literal: true
 
+require_relative "../fast_path"
+
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # How many times one call reads and decides again after another decision
-      # changed the row between its read and its write.
-      MAX_ATTEMPTS = 100
+      MAX_ATTEMPTS = Stores::FastPath::MAX_ATTEMPTS
 
-      # A decision without a before_commit hook: two autocommit statements.
-      # The first reads the row and the server clock (a consistent read, with
-      # a snapshot of its own: in autocommit mode every statement is its own
-      # transaction, so REPEATABLE READ shows the newest committed row); the
-      # request decides; the second writes the new row with a compare-and-set,
-      # which lands only on the row the decision was made on (see
-      # {SQL.compare_and_set}). When another decision got there first, nothing
-      # is written and the call reads and decides again.
-      class FastPath
-        WRITE = "the write (which commits the decision)"
-
-        def initialize(connections, failures)
-          @connections = connections
-          @failures = failures
-        end
-
-        # @return [Decision] once its write has committed (or when it changed
-        #   nothing)
-        def decide(name, request)
-          @connections.with do |session|
-            MAX_ATTEMPTS.times do
-              values = read(session, name)
-              columns = values.first(5) unless values.fetch(4).nil?
-              decision, after = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
-              return decision if after.nil? || write(session, name, columns, after)
-            end
-            raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
-                                    "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
-          end
-        end
-
+      # In autocommit mode each statement has its own snapshot, so REPEATABLE
+      # READ shows the newest row; the write is {SQL.compare_and_set}.
+      class FastPath < Stores::FastPath
         private
 
-        # The row and the clock, in one autocommit statement (two for a new
-        # resource; nothing is written). A session with autocommit off would neither see other
-        # decisions (its snapshot stays) nor commit the write: refused.
+        def commit(session, name, _request, before, decided)
+          decision, after = decided
+          write(session, name, before, after) ? decision : nil
+        end
+
+        # A session with autocommit off would neither see other decisions
+        # (its snapshot stays) nor commit the write: refused.
         def read(session, name)
           values = session.query(SQL.read(name)).first || session.query(NEW_READ_SQL).first
           return values if values.fetch(6) == "1"
@@ -54,18 +30,17 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set write, which commits on its own. @return
-        #   [Boolean] whether it wrote (false: the row is no longer what was
-        #   read)
+        # @return [Boolean, nil] whether the compare-and-set wrote
         def write(session, name, before, after)
-          @failures.committing(WRITE, session) do
+          committed(session) do
             session.query(before ? SQL.compare_and_set(name, before, after) : SQL.create(name, after))
             session.affected_rows == 1
-          rescue Mysql2::Error => e
-            raise unless Errors.deadlock?(e) && !session.connection.closed?
-
-            false # the server chose this statement as a deadlock's victim and wrote nothing: read again
           end
+        end
+
+        # The server chose the write as a deadlock's victim: it wrote nothing.
+        def lost_race?(session, error)
+          error.is_a?(Mysql2::Error) && Errors.deadlock?(error) && !session.connection.closed?
         end
       end
       private_constant :FastPath

@@ -3,15 +3,11 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # A decision with a before_commit hook (and an operator's force release):
-      # one explicit transaction, `SELECT ... FOR UPDATE` of the row (a
-      # locking read: the newest committed row, whatever the isolation level),
-      # the clock read by the next statement (after the lock is granted), the
-      # decision, `UPDATE`, the hook, `COMMIT`. What {Store#decide} and
-      # {Store#force_release} are given as `tx`.
+      # The `tx` of {Store#decide} with a before_commit hook and of force
+      # release: `SELECT ... FOR UPDATE` (a locking read sees the newest
+      # committed row whatever the isolation level), the clock after the lock.
       class LockedTransaction
-        # START TRANSACTION, yield the transaction, COMMIT (see
-        # {Failures#transaction}).
+        # START TRANSACTION, yield the transaction, COMMIT ({Failures#transaction}).
         def self.run(session, failures)
           failures.transaction(session) do
             session.query("START TRANSACTION")
@@ -29,10 +25,8 @@ module LeaseMachines
           @session.connection
         end
 
-        # Locks the resource's row (creating it first when missing and
-        # `create`), then reads the store clock. @return [[Array<String>,
-        # Integer]] the five columns and the clock in milliseconds ([nil, nil]
-        # for a missing row when not `create`)
+        # @return [[Array<String>, Integer]] the five columns and the clock
+        #   in ms ([nil, nil] for a missing row when not `create`)
         def lock(name, create:)
           values = @session.query(SQL.lock(name)).first
           if values.nil?

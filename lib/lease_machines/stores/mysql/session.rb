@@ -3,20 +3,10 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # One Mysql2::Client as the store uses it for a call: checked before use,
-      # and left usable (or closed, to be replaced) after a failure. The
-      # connection object {Failures#transaction} and {Failures#committing} sort
-      # failures on. A connection source (Connections) yields one for every
-      # call.
-      #
-      # A Mysql2::Client cannot reconnect itself (its `reconnect: true` option
-      # would resend a statement on a new session, COMMIT included, so a lost
-      # transaction would read as committed: never set it). A session whose
-      # connection failed closes it; the store's own connection (from a URL)
-      # and ActiveRecord's are opened again before the next call, a client the
-      # caller gave stays closed.
-      #
-      # @api private; a fence's session (Fences::MySQL::Session) is one too.
+      # @api private: one Mysql2::Client as the store uses it for a call:
+      # checked before use, and closed after a failure (never `reconnect:
+      # true`: it would resend COMMIT on a new session, so a lost transaction
+      # would read as committed).
       class Session
         # @return [Mysql2::Client]
         attr_reader :connection
@@ -65,8 +55,7 @@ module LeaseMachines
           recover
         end
 
-        # Closes the connection (quietly); the server rolls back whatever it
-        # had open. What the source does next is its own (reopen or refuse).
+        # Closes the connection (quietly); the server rolls back whatever it had open.
         def recover
           @connection.close unless @connection.closed?
         rescue StandardError

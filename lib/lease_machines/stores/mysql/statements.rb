@@ -2,29 +2,22 @@
 
 module LeaseMachines
   module Stores
-    # The SQL the MySQL store sends (the store is in mysql.rb). Every statement
-    # is sent as text with its values inlined: the resource name as a hex
-    # literal (X'...', exact bytes whatever the connection's character set,
-    # nothing to escape) and the five columns as the decimal digits the core
-    # wrote (or NULL), checked by {.decimal}. Everything is read back as text
-    # (`cast: false`), whatever the client's own query options.
+    # The SQL the MySQL store sends, values inlined: the name as a hex
+    # literal (exact bytes whatever the character set, nothing to escape),
+    # the columns as the core's decimal digits ({.decimal}).
     class MySQL < Store
-      # The store clock in whole milliseconds since the Unix epoch, from
-      # UTC_TIMESTAMP(6): the statement's start (like NOW(6), so a written
-      # statement that uses it replicates under statement-based replication,
-      # unlike SYSDATE(6)), in UTC (so no time zone and no daylight saving
-      # hour is involved, unlike UNIX_TIMESTAMP(NOW(6))).
+      # The store clock in ms, from UTC_TIMESTAMP(6): replicates under
+      # statement-based replication (unlike SYSDATE), and no time zone or DST
+      # is involved (unlike UNIX_TIMESTAMP(NOW(6))).
       CLOCK_MS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000"
       COLUMNS = %w[last_issued lease_owner lease_token lease_expires_at_ns observed_ns].freeze
       COLUMN_LIST = COLUMNS.join(", ")
       R_COLUMNS = COLUMNS.map { |column| "r.#{column}" }.join(", ")
       NOW = "UTC_TIMESTAMP(6)"
 
-      # The fast path's read: the row, the clock, and whether the session
-      # commits each statement on its own. No row (a new resource): nothing,
-      # and NEW_READ_SQL reads the clock alone. (A plain primary-key read:
-      # LEFT JOIN from a one-row derived table, which would always answer one
-      # row, costs MariaDB a temporary table on every call.)
+      # The fast path's read: the row, the clock, and @@autocommit; a new
+      # resource's clock is NEW_READ_SQL (a LEFT JOIN costs MariaDB a
+      # temporary table on every call).
       READ_SQL = "SELECT #{COLUMN_LIST}, #{CLOCK_MS}, @@autocommit FROM #{TABLE} WHERE name = %<name>s".freeze
       NEW_READ_SQL = "SELECT #{COLUMNS.map { 'NULL' }.join(', ')}, #{CLOCK_MS}, @@autocommit".freeze
 
@@ -33,8 +26,6 @@ module LeaseMachines
       LOCK_SQL = "SELECT #{COLUMN_LIST} FROM #{TABLE} WHERE name = %<name>s FOR UPDATE".freeze
       CLOCK_SQL = "SELECT #{CLOCK_MS}".freeze
       INSERT_EMPTY_SQL = "INSERT IGNORE INTO #{TABLE} (name, updated_at) VALUES (%<name>s, #{NOW})".freeze
-
-      # --- operators' reads ----------------------------------------------------------
 
       STATUS_COLUMNS = "#{CLOCK_MS}, r.name, #{R_COLUMNS}, " \
                        "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', r.updated_at)".freeze
@@ -85,10 +76,8 @@ module LeaseMachines
             "UPDATE #{TABLE} SET #{sets}, updated_at = #{NOW} WHERE name = #{name(name)}"
           end
 
-          # The compare-and-set: writes only when the row still holds `before`
-          # (`<=>` is NULL-safe equality). UPDATE reads the newest committed
-          # row under its row lock (InnoDB's current read), whatever the
-          # isolation level, so it lands only on the state that was read.
+          # Writes only when the row still holds `before` (`<=>`: NULL-safe).
+          # UPDATE reads the newest committed row (InnoDB's current read).
           def compare_and_set(name, before, after)
             same = COLUMNS.zip(before).map { |column, value| "#{column} <=> #{decimal(value)}" }.join(" AND ")
             "#{update(name, after)} AND #{same}"

@@ -3,10 +3,7 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # PostgreSQL's part in the store's connection sources (the sources
-      # themselves, shared with MySQL, are {Stores::Connections}): each
-      # source's `with` yields a {Session} on a PG::Connection that is open
-      # and idle (not inside a transaction).
+      # PostgreSQL's part in the connection sources.
       # @api private (also the fences' engine: Fences::Postgres)
       module Connections
         extend Stores::Connections::Engine
@@ -22,19 +19,13 @@ module LeaseMachines
           -> { PG.connect(url) }
         end
 
-        # Whether the adapter's raw connection is inside a transaction
-        # ActiveRecord does not know of (a finished one, or none, is not: it
-        # is reconnected before use).
         def self.raw_transaction?(adapter)
           raw = adapter.raw_connection
           raw.is_a?(PG::Connection) && !raw.finished? && raw.transaction_status != Session::IDLE
         end
 
-        # Points an inherited connection's socket descriptor (in this process
-        # only) at /dev/null (dup2), so the Terminate that finalizing the
-        # PG::Connection sends when the child exits goes nowhere. The parent's
-        # socket itself is untouched (the child only replaces its own
-        # descriptor).
+        # Points the child's copy of the socket descriptor at /dev/null
+        # (dup2), so the Terminate sent when finalized at exit goes nowhere.
         def self.silence(session)
           conn = session.connection
           return if conn.finished?

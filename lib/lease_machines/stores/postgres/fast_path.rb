@@ -1,55 +1,30 @@
 # frozen_string_literal: true
 
+require_relative "../fast_path"
+
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # How many times one call reads and decides again after another decision
-      # changed the row between its read and its write.
-      MAX_ATTEMPTS = 100
+      MAX_ATTEMPTS = Stores::FastPath::MAX_ATTEMPTS
 
-      # A decision without a before_commit hook: two autocommit statements.
-      # The first reads the row and the server clock; the request decides; the
-      # second writes the new row with a compare-and-set, which lands only on
-      # the row the decision was made on (see the class comment of Postgres).
-      # When another decision got there first, nothing is written and the call
-      # reads and decides again. A plain acquire that would be granted does
-      # not wait for another decision's uncommitted write of the row: it is
-      # refused at once (Native::Request#on_contention, decided in the core).
-      class FastPath
-        WRITE = "the write (which commits the decision)"
-
+      # A grant that meets another decision's uncommitted write answers
+      # Native::Request#on_contention (decided in the core).
+      class FastPath < Stores::FastPath
         def initialize(connections, statements, failures)
-          @connections = connections
+          super(connections, failures)
           @statements = statements
-          @failures = failures
         end
 
-        # @return [Decision] once its write has committed (or when it changed
-        #   nothing)
         def decide(name, request)
-          @connections.with do |session|
-            MAX_ATTEMPTS.times do
-              values = read(session, name)
-              columns = values.first(5) unless values.fetch(4).nil?
-              decided = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
-              return decided.first if decided.last.nil?
-
-              answer = commit(session, name, request, columns, decided)
-              return answer if answer
-            end
-            raise @failures.problem("the row for resource #{name.inspect} changed between the read and the write " \
-                                    "#{MAX_ATTEMPTS} times in a row; this call wrote nothing")
-          end
+          super
         rescue IOError => e # the driver's socket closed under it (no code of the caller's runs here)
           raise @failures.unavailable(e)
         end
 
         private
 
-        # Writes a decision (`decided`: the decision and the row to write).
-        # @return [Decision, nil] the decision once written, the request's
-        #   refusal when a grant met another decision's write of the row, or
-        #   nil when the row is no longer what was read
+        # @return [Decision, nil] the decision once written, the refusal of
+        #   a contended grant, or nil when the row is no longer what was read
         def commit(session, name, request, before, decided)
           decision, after = decided
           refusal = request.on_contention if before && decision.granted?
@@ -63,8 +38,6 @@ module LeaseMachines
           end
         end
 
-        # The row and the clock, in one autocommit statement (nothing is
-        # written); for a resource with no row yet, NULLs and the clock.
         def read(session, name)
           values = @statements.run(session, READ_SQL, [name], bounded: false).values.first ||
                    @statements.run(session, CLOCK_SQL, [], bounded: false).values.first
@@ -76,10 +49,8 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set write, which commits on its own (a release's
-        # also notifies the resource's channel, delivered on that commit).
-        # @return [Boolean] whether it wrote (false: the row is no longer what
-        #   was read)
+        # The compare-and-set (a release's also notifies, delivered on commit).
+        # @return [Boolean] whether it wrote
         def write(session, name, before, after, notify:)
           params = before ? [name, *after, *before] : [name, *after]
           sql = if before.nil?
@@ -91,9 +62,7 @@ module LeaseMachines
         end
 
         # A grant's compare-and-set that skips a row another decision is
-        # writing. @return [Symbol, nil] :written, :contended (the row was
-        # locked by another write: nothing written), or nil (the row is no
-        # longer what was read)
+        # writing. @return [Symbol, nil] :written, :contended, or nil
         def claim(session, name, before, after)
           committed(session) do
             written, same = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
@@ -104,18 +73,10 @@ module LeaseMachines
           end
         end
 
-        # Runs one write that commits on its own (see Failures#committing).
-        # @return the block's value, or nil when the server's default
-        #   isolation (REPEATABLE READ or SERIALIZABLE) refused it because a
-        #   concurrent write won: nothing was written
-        def committed(session, &)
-          @failures.committing(WRITE, session) do
-            yield
-          rescue PG::TRSerializationFailure
-            raise unless session.idle?
-
-            nil
-          end
+        # The server's default isolation (REPEATABLE READ, SERIALIZABLE)
+        # refused the write because a concurrent one won.
+        def lost_race?(session, error)
+          error.is_a?(PG::TRSerializationFailure) && session.idle?
         end
       end
       private_constant :FastPath

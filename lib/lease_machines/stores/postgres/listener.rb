@@ -3,24 +3,12 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # Waits for releases: one connection of its own per store and process,
-      # opened on the first wait, that LISTENs on the channel of every
-      # resource a thread waited for (and keeps listening, so a release
-      # between two waits is not missed). A release (and a force release)
-      # sends `pg_notify(channel, name)` in its own transaction, so a waiter
-      # hears of it only once it committed.
-      #
-      # Its own connection, never the store's: a wait blocks on it for up to
-      # its timeout, which would stall every other call of a store that
-      # serializes its connection, tie up a pool's connection, and cannot work
-      # behind a pooler in transaction mode (LISTEN needs a server session;
-      # pass `listen_url:` to point it at the server or a session-mode pool).
-      # In a forked child it opens its own, and silences the inherited one as
-      # the store's own connection is ({Connections.silence}).
-      #
-      # Threads: one at a time reads the connection (in slices, so that a
-      # thread waiting for another resource can add its LISTEN); every waiter
-      # is woken when a notification arrives and checks its own resource.
+      # Waits for releases: one connection per store and process that LISTENs
+      # on every channel a thread waited for (and keeps listening, so a
+      # release between two waits is not missed). Its own connection, never
+      # the store's: a wait blocks it, and LISTEN needs a server session
+      # (not a pooler in transaction mode). One thread at a time reads it, in
+      # slices, so another can add its LISTEN.
       class Listener
         # The longest a thread reads the connection before letting another
         # thread add its LISTEN (seconds).
@@ -91,10 +79,7 @@ module LeaseMachines
 
         private
 
-        # Listens on the resource's channel (once per connection), and counts
-        # what already arrived. A thread that reads the connection takes no
-        # new turn while one is waiting here, so none waits longer than a
-        # slice.
+        # Listens on the resource's channel (once per connection), and counts what already arrived.
         def start(name)
           session, channels = connection
           conn = session.connection
@@ -117,8 +102,6 @@ module LeaseMachines
           [left, SLICE].min
         end
 
-        # Reads the connection for up to `slice` seconds, then lets the others
-        # look.
         def read(slice)
           @io.synchronize do
             conn = connection.first.connection
@@ -155,8 +138,7 @@ module LeaseMachines
           pair
         end
 
-        # Forgets a broken connection: the next wait opens a new one and
-        # listens again.
+        # Forgets a broken connection: the next wait opens a new one.
         def drop
           @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
         rescue PG::Error

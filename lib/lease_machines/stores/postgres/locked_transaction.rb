@@ -3,11 +3,8 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # A decision with a before_commit hook (and an operator's force release,
-      # and setup!): one explicit READ COMMITTED transaction, `SELECT ... FOR
-      # UPDATE` of the row with the clock read after the lock is granted, the
-      # decision, `UPDATE`, the hook, `COMMIT`. What {Store#decide} and
-      # {Store#force_release} are given as `tx`.
+      # The `tx` of {Store#decide} with a before_commit hook, force release
+      # and setup!: READ COMMITTED, `SELECT ... FOR UPDATE`, clock after the lock.
       class LockedTransaction
         # BEGIN, yield the transaction, COMMIT (see {Failures#transaction}).
         # @param begin_sql [String] BEGIN, and SET LOCAL lock_timeout when the
@@ -27,10 +24,8 @@ module LeaseMachines
           @failures = failures
         end
 
-        # Locks the resource's row (creating it first when missing and
-        # `create`), then reads the store clock. @return [[Array<String>,
-        # Integer]] the five columns and the clock in milliseconds ([nil, nil]
-        # for a missing row when not `create`)
+        # @return [[Array<String>, Integer]] the five columns and the clock
+        #   in ms ([nil, nil] for a missing row when not `create`)
         def lock(name, create:)
           result = @connection.exec_params(LOCK_SQL, [name])
           if result.ntuples.zero?
@@ -45,8 +40,7 @@ module LeaseMachines
           [values.first(5), Integer(values.fetch(5), 10)]
         end
 
-        # Notifies the resource's channel that its lease was released
-        # (delivered when this transaction commits; see {Listener}).
+        # Delivered when this transaction commits ({Listener}).
         def announce_release(name)
           @connection.exec_params(NOTIFY_SQL, [name])
         end

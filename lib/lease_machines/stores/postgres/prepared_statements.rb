@@ -4,14 +4,9 @@ module LeaseMachines
   module Stores
     class Postgres < Store
       # How the fast path sends its statements: prepared once per server
-      # session (unless prepared_statements is false), and a bounded one (a
-      # write, which may wait for the row lock) under SET LOCAL lock_timeout,
-      # sent with the statement as one implicit transaction.
-      #
-      # PostgreSQL keeps prepared statements per server session: a connection
-      # is marked with the backend it prepared them on, and a reset connection
-      # (a new backend) prepares them again. A session that lost them behind
-      # the same backend (DISCARD ALL) prepares them again, once.
+      # session (a connection is marked with its backend pid; a new backend,
+      # or DISCARD ALL, prepares them again), with SET LOCAL timeouts sent
+      # in the same implicit transaction.
       class PreparedStatements
         # Looked up by identity: every call passes one of these frozen
         # constants, and hashing a statement's text on every call costs more.
@@ -93,18 +88,16 @@ module LeaseMachines
           true
         end
 
-        # Preparing analyzes the statement, which waits for a lock on the
-        # table: under statement_timeout it is SQL PREPARE, bounded the same
-        # way (a prepared statement outlives the implicit transaction).
+        # Preparing waits for a lock on the table: under statement_timeout it
+        # is SQL PREPARE, bounded too (it outlives the implicit transaction).
         def prepare(conn, name, sql)
           return conn.prepare(name, sql) unless @statement_timeout_ms
 
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; PREPARE #{name} AS #{sql}")
         end
 
-        # The statement with its parameters as SQL literals: `EXECUTE` of the
-        # prepared statement, or the statement itself. Every parameter is the
-        # resource name (quoted by libpq) or a decimal String this store made.
+        # The statement with its parameters as SQL literals: the resource
+        # name (quoted by libpq) or a decimal String this store made.
         def inline(conn, sql, params)
           literals = params.each_with_index.map do |value, index|
             if value.nil? then "NULL"

@@ -4,11 +4,7 @@ module LeaseMachines
   module Stores
     class Postgres < Store
       # @api private: one PG::Connection as the store uses it for a call:
-      # checked before use, and left usable after a failure. The connection
-      # object {Failures#transaction} and {Failures#committing} sort failures
-      # on. A connection source (Connections) yields one for every call. A
-      # fence's session (Fences::Postgres::Session) is one too, which takes a
-      # connection inside the caller's transaction.
+      # checked before use, and left usable after a failure.
       class Session
         IDLE = PG::PQTRANS_IDLE
 
@@ -28,8 +24,7 @@ module LeaseMachines
           raise Failures.in_transaction("PostgreSQL", ", so give the store a connection that is not in one")
         end
 
-        # Checks the connection and reconnects it when it is broken (see
-        # #broken?). @return [self]
+        # @return [self]
         def usable
           conn = @connection
           unless conn.is_a?(PG::Connection)
@@ -47,13 +42,10 @@ module LeaseMachines
           @connection.status != PG::CONNECTION_OK || @connection.transaction_status == PG::PQTRANS_ACTIVE
         end
 
-        # Reconnects the same PG::Connection object (raising
-        # PG::ConnectionBad when the server cannot be reached). Not pg's
-        # `reset`: pg 1.4 finishes the connection when the reconnect fails,
-        # and a finished connection can never be used again, so one call made
-        # during an outage would end the store for good. This drives
-        # libpq's PQresetStart/PQresetPoll itself and leaves a failed
-        # connection bad but open, to be reconnected before the next call.
+        # Reconnects the same PG::Connection object. Not pg's `reset`: pg 1.4
+        # finishes the connection when the reconnect fails, which would end
+        # the store for good after one call during an outage. A failed
+        # reconnect here leaves it bad but open, for the next call.
         def reconnect
           conn = @connection
           conn.reset_start # raises when it cannot start

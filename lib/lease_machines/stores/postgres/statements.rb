@@ -11,40 +11,26 @@ module LeaseMachines
                         "r.lease_expires_at_ns::text, r.observed_ns::text"
       COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
 
-      # --- the locked transaction (with a before_commit hook) -------------------
-
-      # The outer projection runs on rows the inner LockRows has locked, so the
-      # clock is read after the lock is granted (a subquery with FOR UPDATE is
-      # never flattened into its parent).
+      # The clock is read after the lock is granted (a subquery with FOR
+      # UPDATE is never flattened into its parent).
       LOCK_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
                  "FROM (SELECT #{COLUMNS} FROM #{TABLE} WHERE name = $1 FOR UPDATE) AS r".freeze
       INSERT_SQL = "INSERT INTO #{TABLE} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING".freeze
       UPDATE_SQL = "UPDATE #{TABLE} SET last_issued = $2, lease_owner = $3, lease_token = $4, " \
                    "lease_expires_at_ns = $5, observed_ns = $6, updated_at = clock_timestamp() WHERE name = $1".freeze
 
-      # --- the fast path (no before_commit hook) ---------------------------------
-
-      # The row and the clock, then a compare-and-set write. The values are
-      # read as text (the fast path decodes its results with
-      # PG::TypeMapAllStrings), which costs the server less than casting them.
+      # Read without casts: the fast path decodes them with PG::TypeMapAllStrings.
       READ_SQL = "SELECT #{COLUMNS}, #{CLOCK_MS} FROM #{TABLE} WHERE name = $1".freeze
-      # For a resource with no row yet, the clock alone, in the same shape
-      # (observed_ns is never NULL in a row). Reading the row and the clock
-      # in one statement that always answers a row (a LEFT JOIN) costs every
-      # read more than this second statement costs a resource's first.
+      # For a resource with no row yet, the clock alone, in the same shape (a
+      # LEFT JOIN would cost every read more than this costs a first one).
       CLOCK_SQL = "SELECT NULL, NULL, NULL, NULL, NULL, #{CLOCK_MS}".freeze
       # The row still holds what was read ($7 to $11).
       SAME_SQL = "(#{COLUMNS}) IS NOT DISTINCT FROM ($7::numeric, $8::numeric, $9::numeric, $10::numeric, " \
                  "$11::numeric)".freeze
       CAS_SQL = "#{UPDATE_SQL} AND #{SAME_SQL}".freeze
-      # A plain acquire's grant: the compare-and-set, on a row no other
-      # decision is writing. The row is locked first, only if it still holds
-      # what was read, and skipped when another decision's write holds it;
-      # then nothing is written and the acquire is refused at once
-      # (Native::Request#on_contention) instead of waiting for that commit.
-      # Answers (the row was written, the row still held what was read when
-      # the statement began): f and t when it was skipped; f and f when it had
-      # changed, in which case nothing was locked either (a row lock gives the
+      # A grant's compare-and-set that skips a row another decision's write
+      # holds (SKIP LOCKED). Answers (written, same): f,t skipped; f,f
+      # changed, and then nothing was locked either (a row lock gives the
       # statement a transaction id, whose commit would wait for a flush).
       CAS_UNLESS_LOCKED_SQL = "WITH target AS (SELECT name FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL} " \
                               "FOR UPDATE SKIP LOCKED), " \
@@ -54,18 +40,13 @@ module LeaseMachines
       CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
                    "ON CONFLICT (name) DO NOTHING".freeze
 
-      # --- handover: a release notifies the resource's channel ------------------
-
       # The channel of resource $1 ({Listener.channel} computes the same in
       # Ruby); the payload is the name itself.
       CHANNEL_SQL = "'lease_machines_' || left(encode(sha256(convert_to($1, 'UTF8')), 'hex'), 40)"
       NOTIFY_SQL = "SELECT pg_notify(#{CHANNEL_SQL}, $1)".freeze
-      # A release's compare-and-set: the NOTIFY is queued only when the row was
-      # written, in the write's own transaction, so it is delivered on commit.
+      # A release's compare-and-set, NOTIFY only when written (delivered on commit).
       CAS_NOTIFY_SQL = "WITH written AS (#{CAS_SQL} RETURNING name) " \
                        "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
-
-      # --- operators' reads --------------------------------------------------------
 
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
                        "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text".freeze

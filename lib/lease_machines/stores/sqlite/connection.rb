@@ -3,28 +3,15 @@
 module LeaseMachines
   module Stores
     class SQLite < Store
-      # The connection one process has to the database file (see
-      # {ProcessLocal}): in WAL mode with `synchronous = FULL`, with its
-      # statements prepared on first use. The connection object
-      # {Failures#transaction} sorts failures on.
+      # The connection one process has to the database file: WAL,
+      # `synchronous = FULL`, statements prepared on first use.
       #
-      # Waiting for a lock. SQLite's own busy handler waits inside the C call,
-      # and the sqlite3 gem holds the GVL through it: the whole process would
-      # stop while one call waits for another process's lock. So SQLite's
-      # busy_timeout is 0 (a locked database answers SQLITE_BUSY at once) and
-      # {.patiently} runs the statement again after a short sleep in Ruby
-      # (which releases the GVL, and which Timeout and Thread#raise can
-      # interrupt), until the store's busy_timeout has passed.
-      #
-      # Fairness. The pause does not grow: every try after SQLITE_BUSY waits
-      # a jittered 0.2..0.6 ms. A pause that grows (SQLite's own handler
-      # sleeps up to 100 ms) puts a process that lost a few times behind the
-      # ones that did not, and under contention it starves; one that stays
-      # short keeps every waiting process in the race for the next free
-      # moment, and the jitter keeps them from retrying in step.
+      # SQLite's busy handler waits inside the C call with the GVL held,
+      # stopping the whole process, so busy_timeout is 0 and {.patiently}
+      # retries after a short sleep in Ruby (interruptible). The pause does
+      # not grow: a growing one starves a process that lost a few times.
       class Connection
-        # The shortest pause after SQLITE_BUSY, and how much longer a pause
-        # may be (seconds, uniformly jittered).
+        # The pause after SQLITE_BUSY and its jitter (seconds).
         PAUSE = 0.0002
         JITTER = 0.0004
         private_constant :PAUSE, :JITTER
@@ -46,11 +33,8 @@ module LeaseMachines
             raise failures.unavailable(e)
           end
 
-          # Runs the block, and again while it raises SQLite3::BusyException,
-          # sleeping a jittered 0.2..0.6 ms between tries, until `timeout_ms`
-          # have passed since the first try (monotonic clock); then the last
-          # BusyException is raised. The block must be safe to run again (a
-          # statement that failed with SQLITE_BUSY changed nothing).
+          # Runs the block again while it raises SQLite3::BusyException, until
+          # `timeout_ms` have passed (SQLITE_BUSY changed nothing, so it is safe).
           # @return the block's value
           def patiently(timeout_ms)
             deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + (timeout_ms / 1000.0)
@@ -91,9 +75,7 @@ module LeaseMachines
           self.class.patiently(@busy_timeout_ms, &)
         end
 
-        # Runs a prepared statement to its first row and resets it. The sqlite3
-        # gem would compile the SQL again on every `execute`; a decision reuses
-        # all four of its statements.
+        # Runs a prepared statement to its first row and resets it (`execute` compiles every time).
         # @return [Array, nil] the first row
         def run(sql, *binds)
           statement = (@statements[sql] ||= @database.prepare(sql))
