@@ -71,7 +71,7 @@ leave_root() {
 # stays in its root between runs (initialized once), like the other roots'
 # PostgreSQL clusters.
 run_mysql9() {
-  local server_dir="$dir" url out status=0 attempt extra=()
+  local server_dir="$dir" url out status=0 extra=()
   mysql_port=$((port + 6))
   trap leave_mysql9 EXIT
   trap 'exit 130' INT TERM
@@ -100,13 +100,9 @@ run_mysql9() {
   mkdir -p "$root/build/script"
   cp "$MATRIX_SNAPSHOT/script/mysql" "$root/build/script/mysql"
   say "starting MySQL on 127.0.0.1:$mysql_port (its log: $root/build/mysql/server.log)"
-  # The port is in the kernel's ephemeral range, as run-suite says of PostgreSQL's: try a few times.
-  for attempt in 1 2 3; do
-    url="$(in_root env LEASE_MACHINES_MYSQL_PORT="$mysql_port" LEASE_MACHINES_MYSQL_DIR=/build/mysql \
-      /build/script/mysql start 2>"$dir/server-start.log")" && break
-    url=""
-    [ "$attempt" = 3 ] || sleep 3
-  done
+  # The port is below the kernel's ephemeral range (pg_port in script/matrix).
+  url="$(in_root env LEASE_MACHINES_MYSQL_PORT="$mysql_port" LEASE_MACHINES_MYSQL_DIR=/build/mysql \
+    /build/script/mysql start 2>"$dir/server-start.log")" || url=""
   if [ -z "$url" ]; then
     tail -n 20 "$dir/server-start.log" >&2
     echo "matrix $env: MySQL did not start on 127.0.0.1:$mysql_port (see $dir/server-start.log) [$(elapsed)]"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "fence_helper"
+require_relative "../support/restart_cluster"
 require "open3"
 require "uri"
 require "lease_machines/fences/mysql"
@@ -9,13 +10,14 @@ module LeaseMachines
   # A MySQL/MariaDB fence across a restart of its server: every guard while
   # the server is down or just back fails with the gem's errors, never a raw
   # Mysql2 error, and a fence on a URL guards again once the server is back.
-  # A server of this test's own (the test server's port plus 11, its own
+  # A server of this test's own (the test server's port plus 11, out of the
+  # ephemeral range as a restart cluster's, see RestartCluster; its own
   # folder), started and stopped with script/mysql.
   class MySQLRestartTest < Minitest::Test
     include FenceTestHelper
 
     SCRIPT = File.expand_path("../../script/mysql", __dir__)
-    PORT = (URI(ENV.fetch("MYSQL_URL", "mysql2://root@127.0.0.1:33069/x")).port || 33_069) + 11
+    PORT = RestartCluster.outside_ephemeral((URI(ENV.fetch("MYSQL_URL", "mysql2://root@127.0.0.1:33069/x")).port || 33_069) + 11)
     SERVER = { "LEASE_MACHINES_MYSQL_PORT" => PORT.to_s, "LEASE_MACHINES_MYSQL_DIR" => "/tmp/lm_restart_mysql_#{PORT}" }.freeze
 
     def setup

@@ -21,9 +21,14 @@ module LeaseMachines
     # @return [Hash{String=>String}] the environment for script/postgres
     def self.environment(offset)
       base = URI(ENV.fetch("DATABASE_URL", "postgres://127.0.0.1:#{DEFAULT_PORT}")).port || DEFAULT_PORT
-      port = base + offset
-      port -= 30_000 if EPHEMERAL.cover?(port)
+      port = outside_ephemeral(base + offset)
       { "LEASE_MACHINES_PG_PORT" => port.to_s, "LEASE_MACHINES_PG_DIR" => "/tmp/lm_restart_pg_#{port}" }.freeze
+    end
+
+    # @return [Integer] `port`, or 30,000 below it when it is in the
+    #   ephemeral range (also for the MySQL server of a restart test)
+    def self.outside_ephemeral(port)
+      EPHEMERAL.cover?(port) ? port - 30_000 : port
     end
   end
 end
