@@ -18,12 +18,24 @@ module LeaseMachines
   module FirstGuardRaceCases
     include FenceTestHelper
 
+    # What a racing block raises on purpose.
+    class RacingBlockFailed < StandardError; end
+
     ROUNDS = 20
     PROCESSES = 6
     EXIT_FENCED = 3
+    EXIT_RAISED = 4
 
     def test_six_processes_making_the_first_guard_of_a_resource_at_once_keep_the_greatest_tokens_write
       lost = Array.new(ROUNDS) { race_round }.compact
+      assert_empty lost, "rounds whose outcome broke the fence's property (#{lost.size} of #{ROUNDS})"
+    end
+
+    # The odd tokens' blocks raise after their write: their guards roll back
+    # (the one that created the row too, when it is one of them), and the
+    # others still queue behind them, never deadlocked.
+    def test_the_race_keeps_the_greatest_tokens_write_when_some_blocks_raise
+      lost = Array.new(ROUNDS) { race_round(raising: [1, 3, 5]) }.compact
       assert_empty lost, "rounds whose outcome broke the fence's property (#{lost.size} of #{ROUNDS})"
     end
 
@@ -31,28 +43,32 @@ module LeaseMachines
 
     # One round: nil when the greatest token's write survived and no guard
     # failed but by FencedError, else what went wrong.
-    def race_round
+    def race_round(raising: [])
       resource = unique_name("first-guard")
       ready_r, ready_w = IO.pipe
       gate_r, gate_w = IO.pipe
       pipes = [ready_r, ready_w, gate_r, gate_w]
-      children = (1..PROCESSES).map { |token| racing_child(resource, token, pipes) }
+      children = (1..PROCESSES).map { |token| racing_child(resource, token, pipes, raising.include?(token)) }
       [ready_w, gate_r].each(&:close)
       PROCESSES.times { read_within(ready_r, 1, timeout: 30) }
       gate_w.close # every child's read of the gate returns at once
       statuses = children.map { |pid| wait_child(pid, timeout: 60).exitstatus }
       outcome = [committed_body(resource), fence_class.new(race_mark_connection).highest(resource)]
-      return nil if statuses.all? { |status| [0, EXIT_FENCED].include?(status) } && outcome == ["by token 6", 6]
+      expected = (1..PROCESSES).map { |token| raising.include?(token) ? [EXIT_RAISED, EXIT_FENCED] : [0, EXIT_FENCED] }
+      return nil if statuses.zip(expected).all? { |status, allowed| allowed.include?(status) } &&
+                    outcome == ["by token 6", 6]
 
-      "#{resource}: exit statuses #{statuses.inspect} (tokens 1..6; #{EXIT_FENCED}: fenced), " \
+      "#{resource}: exit statuses #{statuses.inspect} (tokens 1..6; #{EXIT_FENCED}: fenced, #{EXIT_RAISED}: " \
+        "the block raised), " \
         "row and mark #{outcome.inspect}"
     ensure
       [ready_r, ready_w, gate_r, gate_w].each { |io| io.close unless io.nil? || io.closed? }
     end
 
     # A child that connects, says it is ready, waits at the gate, then
-    # guards `resource` with `token` and writes "by token <token>".
-    def racing_child(resource, token, pipes)
+    # guards `resource` with `token` and writes "by token <token>" (then
+    # raises, when `raising`).
+    def racing_child(resource, token, pipes, raising)
       ready_r, ready_w, gate_r, gate_w = pipes
       fork_child do
         [ready_r, gate_w].each(&:close) # the gate opens when the parent's end closes, not before
@@ -62,9 +78,14 @@ module LeaseMachines
         ready_w.flush
         gate_r.read(1)
         begin
-          fences.guard(resource, token) { |conn| driver_write(race_connection(conn), resource, "by token #{token}") }
+          fences.guard(resource, token) do |conn|
+            driver_write(race_connection(conn), resource, "by token #{token}")
+            raise RacingBlockFailed if raising
+          end
         rescue FencedError
           Process.exit!(EXIT_FENCED)
+        rescue RacingBlockFailed
+          Process.exit!(EXIT_RAISED)
         end
       end
     end

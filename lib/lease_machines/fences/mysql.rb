@@ -21,17 +21,17 @@ module LeaseMachines
     # (connection_pool), or ActiveRecord's mysql2 adapter
     # (`ActiveRecord::Base`, a model class, a pool or a connection).
     #
-    # A guard of its own sends START TRANSACTION, the mark's UPDATE (see
+    # A guard of its own sends START TRANSACTION, the mark's statement (see
     # db/mysql/002_create_lease_machines_fences.sql), the block's statements
     # and COMMIT; on a client the caller gave, one more round trip first asks
     # the server whether the caller has a transaction open (which the guard
-    # then joins under a savepoint). The UPDATE takes the resource's row lock
+    # then joins under a savepoint). The mark takes the resource's row lock
     # and reads the newest committed mark whatever the isolation level, so
     # under REPEATABLE READ (the default) a guard that waited for another
     # compares with the mark the other committed.
     #
     # A bound fence (`store: true`) reads the store's row inside the mark's
-    # UPDATE; under REPEATABLE READ InnoDB takes a shared lock on that row for
+    # statement; under REPEATABLE READ InnoDB takes a shared lock on that row for
     # it, held until the guard commits, so a decision on the same resource
     # waits for the guarded block (READ COMMITTED takes none).
     class MySQL < Table

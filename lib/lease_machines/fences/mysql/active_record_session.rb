@@ -9,14 +9,21 @@ module LeaseMachines
       # binds no parameters without prepared statements, its default), and a
       # setup! that runs no DDL inside a transaction (DDL commits it).
       class ActiveRecordMySQLSession < ActiveRecordSession
-        def guard(resource, token)
-          @adapter.transaction(requires_new: true) do
-            changed = statement do
-              Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) }
-            end
-            raise refusal(resource, token) unless changed == 1
+        # A deadlock during the mark (see {Statements.mark}) rolled back the
+        # whole transaction: when it was the guard's own (none was open
+        # before), nothing of the block has run, and the transaction runs
+        # again, up to Statements::DEADLOCK_ATTEMPTS times in all; inside the
+        # caller's transaction it is raised.
+        def guard(resource, token, &)
+          own = !@adapter.transaction_open?
+          attempts = 1
+          begin
+            guard_once(resource, token, &)
+          rescue DeadlockedMark => e
+            raise e.cause unless own && attempts < Statements::DEADLOCK_ATTEMPTS
 
-            yield @adapter
+            attempts += 1
+            retry
           end
         end
 
@@ -53,6 +60,27 @@ module LeaseMachines
           return if engine.to_s.casecmp?("InnoDB")
 
           raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB")
+        end
+
+        private
+
+        # Raised through the adapter's transaction (which rolls back) for a
+        # mark that a deadlock rolled back; its cause is the StoreError.
+        class DeadlockedMark < StandardError; end
+
+        def guard_once(resource, token)
+          @adapter.transaction(requires_new: true) do
+            changed = begin
+              statement { Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) } }
+            rescue StoreError => e
+              raise e unless Statements.deadlock?(e.cause)
+
+              raise DeadlockedMark, e.message
+            end
+            raise refusal(resource, token) unless changed == 1
+
+            yield @adapter
+          end
         end
       end
     end

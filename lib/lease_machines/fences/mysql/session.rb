@@ -56,7 +56,7 @@ module LeaseMachines
 
         def begin_and_mark(resource, token)
           @connection.query("START TRANSACTION")
-          mark(resource, token)
+          mark(resource, token, restart: true) # its own transaction: begun again after a deadlock
         end
 
         def savepoint_and_mark(resource, token)
@@ -151,8 +151,8 @@ module LeaseMachines
 
         private
 
-        def mark(resource, token)
-          Statements.mark(@admission.mode, resource, token) do |sql|
+        def mark(resource, token, restart: false)
+          Statements.mark(@admission.mode, resource, token, restart: restart) do |sql|
             @connection.query(sql)
             @connection.affected_rows
           end
