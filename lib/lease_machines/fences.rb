@@ -29,7 +29,8 @@ module LeaseMachines
   # - admission.rb: which tokens a fence admits (any; issued by the store in
   #   the same database, `store: true`; live, `strict: true`) and the error
   #   of a refusal; token_errors.rb: UnknownTokenError, ExpiredTokenError;
-  # - token.rb, resource_name.rb: the arguments' rules; pass.rb: {Pass},
+  # - token.rb: the token's rules (a resource name's is the stores',
+  #   Stores.resource_name, stores/resource_name.rb); pass.rb: {Pass},
   #   what a fenced row write shows a bound or signed model; stored_token.rb: how
   #   columns hold tokens; failures.rb: how a guard's own statements fail;
   # - connections.rb, active_record/source.rb: where connections come from;
@@ -56,7 +57,7 @@ end
 require_relative "fences/token"
 require_relative "fences/pass"
 require_relative "fences/admission"
-require_relative "fences/resource_name"
+require "lease_machines/stores/resource_name"
 require_relative "fences/stored_token"
 require_relative "fences/schema"
 require_relative "fences/failures"
