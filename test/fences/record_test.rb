@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "fence_helper"
+require_relative "unfenced_record_writes"
 require "lease_machines/fences/active_record"
 
 module LeaseMachines
@@ -19,6 +20,7 @@ module LeaseMachines
   # compared by a raw SQL query).
   module RecordCases
     include FenceTestHelper
+    include UnfencedRecordWriteCases
 
     TABLE = "fenced_reports"
 
