@@ -162,7 +162,7 @@ module LeaseMachines
       row = versioned.create!(body: "first")
       assert row.fenced_update!(3, body: "by 3")
       assert_equal [1, 1], [row.lock_version, versioned.find(row.id).lock_version]
-      assert row.update!(body: "a plain update! after it") # no StaleObjectError: memory and row agree
+      assert row.fenced_update!(3, body: "a second write") # lock_version 1 in memory and in the row: no conflict
       assert_raises(FencedError) { row.fenced_update!(2, body: "stale") }
       assert_equal 2, row.lock_version, "put back after the refusal"
       assert_equal [2, 3], versioned.where(id: row.id).pick(:lock_version, :lease_token)

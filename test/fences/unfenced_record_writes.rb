@@ -9,8 +9,8 @@ module LeaseMachines
   # that changes nothing, and the fenced writes are untouched. Part of
   # RecordCases (every engine).
   module UnfencedRecordWriteCases
-    def assert_unfenced_write_refused(record, &write)
-      error = assert_raises(UnfencedWriteError, &write)
+    def assert_unfenced_write_refused(record, &)
+      error = assert_raises(UnfencedWriteError, &)
       assert_same record, error.record
       assert_equal "#{report_model.name} id=#{record.id} is fenced by lease_token: a plain save would write it " \
                    "without comparing tokens; write it with fenced_update!(token, attributes) (or " \
