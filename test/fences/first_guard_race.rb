@@ -43,12 +43,12 @@ module LeaseMachines
 
     # One round: nil when the greatest token's write survived and no guard
     # failed but by FencedError, else what went wrong.
-    def race_round(raising: [])
+    def race_round(raising: [], in_transaction: false)
       resource = unique_name("first-guard")
       ready_r, ready_w = IO.pipe
       gate_r, gate_w = IO.pipe
       pipes = [ready_r, ready_w, gate_r, gate_w]
-      children = (1..PROCESSES).map { |token| racing_child(resource, token, pipes, raising.include?(token)) }
+      children = (1..PROCESSES).map { |token| racing_child(resource, token, pipes, raising.include?(token), in_transaction) }
       [ready_w, gate_r].each(&:close)
       PROCESSES.times { read_within(ready_r, 1, timeout: 30) }
       gate_w.close # every child's read of the gate returns at once
@@ -67,27 +67,48 @@ module LeaseMachines
 
     # A child that connects, says it is ready, waits at the gate, then
     # guards `resource` with `token` and writes "by token <token>" (then
-    # raises, when `raising`).
-    def racing_child(resource, token, pipes, raising)
+    # raises, when `raising`). `in_transaction`: on a connection of its own,
+    # inside a transaction it opens after the gate and commits after the guard.
+    def racing_child(resource, token, pipes, raising, in_transaction)
       ready_r, ready_w, gate_r, gate_w = pipes
       fork_child do
         [ready_r, gate_w].each(&:close) # the gate opens when the parent's end closes, not before
-        fences = race_fences
+        conn = race_client if in_transaction
+        fences = conn ? fence_class.new(conn) : race_fences
         fences.highest(unique_name("warm-up")) # connected before the gate opens
         ready_w.write("r")
         ready_w.flush
         gate_r.read(1)
-        begin
-          fences.guard(resource, token) do |conn|
-            driver_write(race_connection(conn), resource, "by token #{token}")
-            raise RacingBlockFailed if raising
-          end
-        rescue FencedError
-          Process.exit!(EXIT_FENCED)
-        rescue RacingBlockFailed
-          Process.exit!(EXIT_RAISED)
-        end
+        race_guard(fences, conn, resource, token, raising)
       end
+    end
+
+    def race_guard(fences, conn, resource, token, raising)
+      driver_begin(conn) if conn
+      fences.guard(resource, token) do |guarded|
+        driver_write(race_connection(guarded), resource, "by token #{token}")
+        raise RacingBlockFailed if raising
+      end
+      race_commit(conn) if conn
+    rescue FencedError
+      Process.exit!(EXIT_FENCED)
+    rescue RacingBlockFailed
+      Process.exit!(EXIT_RAISED)
+    end
+  end
+
+  # The race with every guard inside a transaction its caller opened on a
+  # driver connection (the guard joins it under a savepoint): a deadlock
+  # there would roll back the caller's work too, so the mark's statements
+  # must not deadlock by themselves. An including class also provides
+  # `race_client` (a new driver connection, made in the child) and
+  # `race_commit(conn)`.
+  module FirstGuardRaceInTransactionCases
+    include FirstGuardRaceCases
+
+    def test_the_race_inside_each_callers_transaction_keeps_the_greatest_tokens_write
+      lost = Array.new(ROUNDS) { race_round(in_transaction: true) }.compact
+      assert_empty lost, "rounds whose outcome broke the fence's property (#{lost.size} of #{ROUNDS})"
     end
   end
 end

@@ -6,10 +6,18 @@ module LeaseMachines
   # The first-guard race (FirstGuardRaceCases) on SQLite: the database's
   # write lock orders the six guards.
   class SQLiteFirstGuardRaceTest < Minitest::Test
-    include FirstGuardRaceCases
+    include FirstGuardRaceInTransactionCases
     include FenceTestHelper::SQLiteData
 
     def race_fences = Fences::SQLite.new(@path, busy_timeout: 30)
+
+    def race_client
+      db = SQLite3::Database.new(@path)
+      db.busy_timeout = 30_000
+      db
+    end
+
+    def race_commit(db) = db.execute("COMMIT")
 
     def race_connection(conn) = conn
 
@@ -20,10 +28,14 @@ module LeaseMachines
   # waits on the uncommitted row of the other, and compares with its mark
   # once it commits.
   class PostgresFirstGuardRaceTest < Minitest::Test
-    include FirstGuardRaceCases
+    include FirstGuardRaceInTransactionCases
     include FenceTestHelper::PostgresData
 
     def race_fences = Fences::Postgres.new(@url)
+
+    def race_client = PG.connect(@url)
+
+    def race_commit(conn) = conn.exec("COMMIT")
 
     def race_connection(conn) = conn
 

@@ -18,6 +18,23 @@ module LeaseMachines
     def race_mark_connection = @admin
   end
 
+  # The race on Mysql2::Clients the children own, also inside their own
+  # transactions (the guard joins them under a savepoint).
+  class MySQLClientFirstGuardRaceTest < Minitest::Test
+    include FirstGuardRaceInTransactionCases
+    include FenceTestHelper::MySQLData
+
+    def race_fences = Fences::MySQL.new(race_client)
+
+    def race_client = MySQLServer.connect
+
+    def race_commit(client) = client.query("COMMIT")
+
+    def race_connection(conn) = conn
+
+    def race_mark_connection = @admin
+  end
+
   # Connected only in the forked children of the race below, so no child
   # shares a pool (or a socket) with the parent.
   class RaceMySQLRecord < ::ActiveRecord::Base
