@@ -114,9 +114,9 @@ module LeaseMachines
           end
 
           # The resource's first row, or its mark raised (see {mark}). A
-          # bound fence inserts only when the store admits the token, and
-          # then also updates only then: the SELECT gives no row, nothing is
-          # inserted, no row is locked, and the statement counts 0.
+          # bound fence's row comes from a SELECT of the store's row: when
+          # the store does not admit the token, it gives no row, so nothing is
+          # inserted or updated, no fence row is locked, and the count is 0.
           def mark_sql(mode, resource, token)
             t = digits(token)
             admits = "#{TABLE}.highest IS NULL OR #{TABLE}.highest <= #{t}"
