@@ -54,7 +54,7 @@ module LeaseMachines
           # another is waiting for.
           #
           # One case still deadlocks: the guard that inserted the row rolls
-          # back (its block raised, or a bound fence refused it) while others
+          # back (its block raised, or its connection failed) while others
           # wait for the row; InnoDB then rolls back one of them, whole. With
           # `restart` (the guard's own transaction, begun just before: nothing
           # of the caller's has run, nothing is lost), the mark begins that
