@@ -3,7 +3,7 @@
 require_relative "lease_machines/version"
 # Before the extension, which resolves the Ruby-defined error classes it raises
 # when it loads (plain Ruby: no database driver is loaded).
-require_relative "lease_machines/store_error"
+require_relative "lease_machines/errors"
 require_relative "lease_machines/native"
 require_relative "lease_machines/value_object"
 require_relative "lease_machines/lease"

@@ -16,6 +16,36 @@
 
 MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 
+# What each matrix environment runs (script/matrix.d/run-suite): `rake
+# test:matrix`, the suite of `rake test` (the MySQL process included) minus
+# the files that cannot differ between the versions the matrix varies (Ruby,
+# ActiveRecord and Rails, sidekiq, the sqlite3, pg and mysql2 gems, the
+# database servers). The matrix is there to catch a difference between
+# versions; a test left out here runs on the host's versions in `rake test`:
+# - test/packaging/packaging_test.rb reads the gemspec and the tree, the same
+#   files in every root (the built gems are installed and used in trixie by
+#   gem:fat's smoke test and in the arm64 root; native_loader_test.rb, which
+#   loads the running Ruby's library, stays);
+# - test/docs/demo_test.rb runs bin/demo's story, made of the public calls
+#   the store and fence suites make on every version (14 s a run);
+# - test/chaos/checker_test.rb checks chaos/'s checker (not shipped) on
+#   hand-written histories: no gem code.
+# The chaos runs (`rake test:chaos`) are not in `rake test` at all. Kept,
+# although they cost time: the README's and docs' examples (values' inspect
+# output changes between Ruby versions), the Rails app and the sidekiq
+# processes (the versions they exist to vary), the CLI (a Ruby process per
+# call).
+MATRIX_SAME_IN_EVERY_VERSION = %w[test/packaging/packaging_test.rb test/docs/demo_test.rb
+                                  test/chaos/checker_test.rb].freeze
+
+Rake::TestTask.new("test:matrix") do |t|
+  t.description = "Run the suite minus the tests that cannot differ between versions (what script/matrix runs)"
+  t.libs << "test" << "lib"
+  t.test_files = FileList["test/**/*_test.rb"] - MYSQL_TEST_FILES - CHAOS_TEST_FILES - MATRIX_SAME_IN_EVERY_VERSION
+  t.warning = true
+end
+task "test:matrix" => [:compile, "test:mysql"]
+
 namespace :matrix do
   {
     "bookworm" => "this host's Debian 12 packages (Ruby 3.1, ActiveRecord 6.1, PostgreSQL 15)",

@@ -2,10 +2,6 @@
 
 # LeaseMachines.configure: the settings the integrations share.
 module LeaseMachines
-  # Raised when an integration needs a setting nobody gave (a store, most
-  # often). The message says which one and how to give it.
-  class NotConfiguredError < StandardError; end
-
   # The app-wide defaults the job integrations and the Railtie read:
   #
   #   LeaseMachines.configure do |config|

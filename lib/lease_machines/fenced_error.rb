@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "errors"
+
 module LeaseMachines
   # A fence refused a write: the token shown is lower than the highest the
   # protected resource has already accepted (or it is 0, which is never
@@ -9,7 +11,7 @@ module LeaseMachines
   # Not a {StoreError}: the database did what it was asked, and the answer is
   # "you are stale". The worker that gets it must stop writing: a newer holder
   # exists.
-  class FencedError < StandardError
+  class FencedError
     # @return [String] what was fenced: the resource name given to
     #   {Fences::Table#guard}, or, for a fenced row, the model and its key
     #   (`"Report id=42"`)

@@ -20,23 +20,7 @@ module LeaseMachines
   #   fences.setup!
   #   fences.guard("reports/nightly", token) { |conn| ...writes on conn... }
   #
-  # See docs/FENCES.md. The parts, one concept a file (lib/lease_machines/fences/):
-  #
-  # - table.rb: {Table}, what every engine shares (setup!, guard, highest);
-  # - driver_guard.rb: {DriverGuard}, a guard's transaction (or savepoint) on
-  #   a driver connection; active_record/session.rb: the same through
-  #   ActiveRecord's transactions;
-  # - admission.rb: which tokens a fence admits (any; issued by the store in
-  #   the same database, `store: true`; live, `strict: true`) and the error
-  #   of a refusal; token_errors.rb: UnknownTokenError, ExpiredTokenError;
-  # - token.rb: the token's rules (a resource name's is the stores',
-  #   Stores.resource_name, stores/resource_name.rb); pass.rb: {Pass},
-  #   what a fenced row write shows a bound or signed model; stored_token.rb: how
-  #   columns hold tokens; failures.rb: how a guard's own statements fail;
-  # - connections.rb, active_record/source.rb: where connections come from;
-  # - sqlite/, postgres/: the engines' sessions and SQL; schema.rb: the
-  #   table's SQL (db/*/002_create_lease_machines_fences.sql);
-  # - active_record/record.rb and its neighbours: fenced rows of a model.
+  # See docs/FENCES.md; docs/ARCHITECTURE.md maps its files.
   module Fences
     # The fence table (found through the connection's search_path on PostgreSQL).
     TABLE = "lease_machines_fences"
@@ -63,6 +47,7 @@ require_relative "fences/schema"
 require_relative "fences/failures"
 require_relative "fences/connections"
 require_relative "fences/driver_guard"
-require_relative "fences/active_record/session"
-require_relative "fences/active_record/source"
+require_relative "fences/active_record_connection/guard_transaction"
+require_relative "fences/active_record_connection/session"
+require_relative "fences/active_record_connection/source"
 require_relative "fences/table"

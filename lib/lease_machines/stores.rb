@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "lease_machines"
-require_relative "store_error"
+require_relative "errors"
 
 module LeaseMachines
   # Durable authorities: one serialized, committed history per resource name,
@@ -24,19 +24,6 @@ module LeaseMachines
   # 0..2**64-1 (until 2554). The core decides on that timeline exactly, so
   # nothing is ever rounded between the row, the core and the returned
   # {Lease}.
-  #
-  # The parts, one concept a file (lib/lease_machines/stores/):
-  #
-  # - resource_name.rb: {Stores.resource_name}, what a resource name may be;
-  # - store.rb: {Store}, what every engine shares (the decision transaction,
-  #   the operator calls); durable_authority.rb: {DurableAuthority};
-  # - status.rb: {Status}; commit.rb: {Commit}, what a before_commit hook gets;
-  # - failures.rb: {Failures}, how every engine's failures reach the caller;
-  # - process_local.rb: {ProcessLocal}, a connection a forked child reopens;
-  # - connection_kind.rb: {ConnectionKind}; connections.rb: {Connections},
-  #   where a server store's connections come from (loaded by the engines);
-  # - sqlite/ and postgres/: the engines; schema.rb: their SQL; cli.rb: the
-  #   operators' command line.
   module Stores
     U64_MAX = (2**64) - 1
     # The table every engine uses (found through the connection's search_path

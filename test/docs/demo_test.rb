@@ -22,9 +22,7 @@ module LeaseMachines
     LINE = /\At=\s*(?<time>\d+\.\d\d)s  (?<who>supervisor|worker 7 |worker 12)\s+(?<text>.*)\z/
 
     def demo(*args, ruby: [DEMO])
-      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      out, err, status = Open3.capture3(RbConfig.ruby, "-I", File.join(ROOT, "lib"), *ruby, *args, chdir: ROOT)
-      [out, err, status, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
+      Open3.capture3(RbConfig.ruby, "-I", File.join(ROOT, "lib"), *ruby, *args, chdir: ROOT)
     end
 
     def timeline(out)
@@ -32,7 +30,7 @@ module LeaseMachines
     end
 
     def test_the_fenced_round_refuses_the_stale_write
-      out, err, status, = demo("--round", "fenced")
+      out, err, status = demo("--round", "fenced")
       assert_predicate status, :success?, err
 
       lines = timeline(out)
@@ -56,7 +54,7 @@ module LeaseMachines
     end
 
     def test_without_the_fence_the_stale_write_overwrites_the_successors_report
-      out, err, status, = demo("--round", "unfenced")
+      out, err, status = demo("--round", "unfenced")
       assert_predicate status, :success?, err
       assert_match(/worker 12 +plain write "report by worker 12" with token 2 -> written/, out)
       assert_match(/supervisor  the report is "stale draft by worker 7", written by worker 7 with token 1$/, out)
@@ -72,16 +70,15 @@ module LeaseMachines
         LeaseMachines::Fences::Table.prepend(Module.new { def guard(_r, _t) = @source.with { |s| yield s.argument } })
         exit LeaseMachinesDemo.main(%w[--round fenced])
       RUBY
-      out, _err, status, = demo(ruby: ["-e", broken])
+      out, _err, status = demo(ruby: ["-e", broken])
       assert_equal 1, status.exitstatus
       assert_match(/the report is "stale draft by worker 7"/, out)
       assert_match(/^FAILED: the fence let worker 7's stale write through\.$/, out)
     end
 
-    def test_both_rounds_on_sqlite_take_under_fifteen_seconds
-      out, err, status, elapsed = demo
+    def test_both_rounds_on_sqlite_tell_the_story
+      out, err, status = demo
       assert_predicate status, :success?, err
-      assert_operator elapsed, :<, 15
       assert_match(/\Alease_machines #{Regexp.escape(VERSION)}: one report, two worker processes, a 1.5 s lease /, out)
       assert_match(/ lease \(SQLite files in /, out)
       assert_match(/^Round 1: every write goes through the fence$.*^Round 2: the same story without the fence$/m, out)
@@ -95,7 +92,7 @@ module LeaseMachines
 
     def test_the_same_story_runs_on_postgres
       url = ENV.fetch("DATABASE_URL", "postgres://postgres@127.0.0.1:54329/lease_machines_test")
-      out, err, status, = demo("--store", url, "--round", "fenced")
+      out, err, status = demo("--store", url, "--round", "fenced")
       assert_predicate status, :success?, err
       assert_match(/\(PostgreSQL, schema lm_demo_\d+ \(dropped afterwards\)\)/, out)
       assert_match(/REFUSED by the fence: "nightly-report" refused token 1: it has already accepted token 2/, out)
@@ -103,7 +100,7 @@ module LeaseMachines
 
     def test_bad_arguments_print_the_usage_and_exit_with_status_two
       [%w[--round twice], %w[--store mysql://db/app], %w[extra]].each do |args|
-        _out, err, status, = demo(*args)
+        _out, err, status = demo(*args)
         assert_equal 2, status.exitstatus, args.inspect
         assert_match(%r{\Abin/demo: .*\nusage: bin/demo \[--store postgres://\.\.\.\]}, err)
       end

@@ -3,6 +3,7 @@
 require_relative "../stores/store_helper"
 require "lease_machines/fences/sqlite"
 require "lease_machines/fences/postgres"
+require "timeout"
 
 module LeaseMachines
   # Shared by the fence suite (test/fences): real databases, nothing mocked.
@@ -154,6 +155,10 @@ module LeaseMachines
       end
 
       def driver_begin(conn) = conn.exec("BEGIN")
+
+      def server_session(conn) = conn.backend_pid
+
+      def end_session(backend) = terminate(backend)
     end
 
     class << self

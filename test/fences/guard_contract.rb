@@ -113,6 +113,61 @@ module LeaseMachines
       assert_equal "by 7", committed_body(marked)
     end
 
+    # A guard commits only when its block returns. Left any other way, it
+    # rolls back, so nothing of the half-run block (nor its mark) can be
+    # committed later by whoever uses the connection next: Timeout (a throw
+    # on Ruby 3.1 and 3.2, which no `rescue` sees), Thread#kill, throw.
+    def test_a_guard_left_by_timeout_rolls_back_and_the_next_guard_commits
+      assert_interrupted_guard_rolls_back do |resource|
+        assert_raises(Timeout::Error) do
+          Timeout.timeout(0.3) do
+            fences.guard(resource, 9) do |conn|
+              write(conn, resource, "half-done by 9")
+              sleep 5
+            end
+          end
+        end
+      end
+    end
+
+    def test_a_guard_left_by_thread_kill_rolls_back_and_the_next_guard_commits
+      assert_interrupted_guard_rolls_back do |resource|
+        inside = Queue.new
+        thread = Thread.new do
+          fences.guard(resource, 9) do |conn|
+            write(conn, resource, "half-done by 9")
+            inside << true
+            sleep
+          end
+        end
+        inside.pop
+        thread.kill.join
+      end
+    end
+
+    def test_a_guard_left_by_throw_rolls_back_and_the_next_guard_commits
+      assert_interrupted_guard_rolls_back do |resource|
+        catch(:leave) do
+          fences.guard(resource, 9) do |conn|
+            write(conn, resource, "half-done by 9")
+            throw :leave
+          end
+        end
+      end
+    end
+
+    def assert_interrupted_guard_rolls_back
+      resource = unique_name
+      fences.guard(resource, 4) { |conn| write(conn, resource, "kept, token 4") }
+      yield resource
+
+      assert_equal "kept, token 4", committed_body(resource)
+      assert_equal 4, fences.highest(resource), "the interrupted guard's mark must be rolled back"
+      fences.guard(resource, 10) { |conn| write(conn, resource, "by 10, after the interrupt") }
+      assert_equal "by 10, after the interrupt", committed_body(resource), "the next guard must commit"
+      assert_equal stored_text(10), committed_mark_text(resource)
+    end
+
     def test_highest_is_nil_for_a_resource_never_guarded
       assert_nil fences.highest(unique_name)
     end
@@ -233,6 +288,26 @@ module LeaseMachines
           fences.guard(resource, 6) do |c|
             write(c, resource, "by 6, rolled back")
             raise "render failed"
+          end
+        end
+        write(conn, "#{resource}/after", "after")
+      end
+
+      assert_equal "by 5", committed_body(resource)
+      assert_equal %w[before after], [committed_body("#{resource}/before"), committed_body("#{resource}/after")]
+      assert_equal 5, fences.highest(resource)
+    end
+
+    def test_a_guard_left_by_throw_inside_a_transaction_rolls_back_to_the_savepoint
+      resource = unique_name
+      fences.guard(resource, 5) { |conn| write(conn, resource, "by 5") }
+
+      outer_transaction(commit: true) do |conn|
+        write(conn, "#{resource}/before", "before")
+        catch(:leave) do
+          fences.guard(resource, 6) do |c|
+            write(c, resource, "by 6, rolled back")
+            throw :leave
           end
         end
         write(conn, "#{resource}/after", "after")

@@ -2,7 +2,7 @@
 
 require_relative "mysql_fence_helper"
 # AdmittedRecordCases, the cases of bound, strict and signed row fencing.
-require_relative "admitted_record_test"
+require_relative "admitted_record_cases"
 
 module LeaseMachines
   class AdmittedMySQLBase < ::ActiveRecord::Base

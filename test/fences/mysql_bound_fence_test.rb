@@ -3,7 +3,7 @@
 require_relative "mysql_fence_helper"
 require "active_record"
 # BoundFenceCases, the cases every engine's bound fence runs.
-require_relative "bound_fence_test"
+require_relative "bound_fence_cases"
 
 module LeaseMachines
   # The MySQL parts of the bound fence tests: the store
@@ -49,6 +49,7 @@ module LeaseMachines
   class BoundFenceMySQLClientTest < Minitest::Test
     include BoundFenceCases
     include BoundMySQL
+    include BoundJoiningCases
 
     def new_fences(**options)
       @conn = mysql_client
@@ -58,20 +59,6 @@ module LeaseMachines
 
     def use_database(database)
       @database = database
-    end
-
-    def test_a_refusal_inside_your_transaction_writes_nothing_and_leaves_it_usable
-      name = unique_name
-      token = acquire(name)
-      fences = bound
-      driver_begin(@conn)
-      driver_write(@conn, name, "the caller's own write")
-      error = assert_raises(UnknownTokenError) { fences.guard(name, BoundFenceCases::MAX) { flunk "ran" } }
-      assert_equal token, error.last_issued
-      fences.guard(name, token) { |conn| driver_write(conn, "#{name}-guarded", "guarded") }
-      @conn.query("COMMIT")
-      assert_equal ["the caller's own write", "guarded"], [committed_body(name), committed_body("#{name}-guarded")]
-      assert_equal stored_text(token), committed_mark_text(name)
     end
   end
 

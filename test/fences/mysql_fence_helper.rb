@@ -66,6 +66,10 @@ module LeaseMachines
       end
 
       def driver_begin(client) = client.query("START TRANSACTION")
+
+      def server_session(client) = client.thread_id
+
+      def end_session(id) = @admin.query("KILL #{Integer(id)}")
     end
   end
 end

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "guard_contract"
+require_relative "connection_fault_cases"
+require_relative "server_guard_cases"
 require_relative "mysql_fence_helper"
 require "active_record"
 
@@ -8,11 +9,18 @@ module LeaseMachines
   # Fences::MySQL given a URL: the fence opens (and owns) its connection.
   class MySQLUrlGuardTest < Minitest::Test
     include GuardContract
+    include ServerGuardCases
+    include ForkedChildCases
+    include LostConnectionCases
     include FenceTestHelper::MySQLData
 
     def new_fences
       Fences::MySQL.new(@url).tap { |fences| @closing << fences }
     end
+
+    def unreachable_url = "mysql2://root@127.0.0.1:1/none?connect_timeout=1"
+
+    def server_name = "MySQL"
 
     def write(conn, name, body)
       assert_kind_of Mysql2::Client, conn
@@ -33,20 +41,6 @@ module LeaseMachines
       empty.guard("r", 1) { nil }
       assert_equal 1, empty.highest("r")
       empty.close
-    end
-
-    def test_an_unreachable_server_raises_store_error
-      fences = Fences::MySQL.new("mysql2://root@127.0.0.1:1/none?connect_timeout=1")
-      error = assert_raises(StoreError) { fences.guard("r", 1) { flunk "ran" } }
-      assert_match(/\AMySQL: .*\(could not connect\)/m, error.message)
-    end
-
-    def test_a_resource_name_with_quotes_and_backslashes_is_written_as_it_is
-      resource = %(it's a \\ "name" \\\\'; DROP TABLE fence_reports; --)
-      fences.guard(resource, 3) { |conn| write(conn, resource, "quoted") }
-      assert_equal 3, fences.highest(resource)
-      assert_equal "3", committed_mark_text(resource)
-      assert_equal "quoted", committed_body(resource)
     end
 
     # KILL CONNECTION while the block runs: the guard's COMMIT fails on a
@@ -79,6 +73,7 @@ module LeaseMachines
   class MySQLClientGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include LostConnectionCases
     include FenceTestHelper::MySQLData
 
     def new_fences
@@ -145,6 +140,7 @@ module LeaseMachines
   # Fences::MySQL given a pool.
   class MySQLPoolGuardTest < Minitest::Test
     include GuardContract
+    include LostConnectionCases
     include FenceTestHelper::MySQLData
 
     # connection_pool's `with`, reentrant per thread, over real clients.

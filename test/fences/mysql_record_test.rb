@@ -2,7 +2,7 @@
 
 require_relative "mysql_fence_helper"
 # RecordCases, the cases of row fencing every engine runs.
-require_relative "record_test"
+require_relative "record_cases"
 
 module LeaseMachines
   class RecordMySQLBase < ::ActiveRecord::Base

@@ -2,7 +2,7 @@
 
 require_relative "mysql_fence_helper"
 # SignedFenceCases, the cases of signed tokens every engine runs.
-require_relative "signed_fence_test"
+require_relative "signed_fence_cases"
 
 module LeaseMachines
   # The lease store in MySQL with signing keys, the data and its fence in

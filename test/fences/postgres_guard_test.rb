@@ -1,16 +1,24 @@
 # frozen_string_literal: true
 
-require_relative "guard_contract"
+require_relative "connection_fault_cases"
+require_relative "server_guard_cases"
 
 module LeaseMachines
   # Fences::Postgres given a URL: the fence opens (and owns) its connection.
   class PostgresUrlGuardTest < Minitest::Test
     include GuardContract
+    include ServerGuardCases
+    include ForkedChildCases
+    include LostConnectionCases
     include FenceTestHelper::PostgresData
 
     def new_fences
       Fences::Postgres.new(@url).tap { |fences| @closing << fences }
     end
+
+    def unreachable_url = "postgres://postgres@127.0.0.1:1/none?connect_timeout=2"
+
+    def server_name = "PostgreSQL"
 
     def write(conn, name, body)
       assert_kind_of PG::Connection, conn
@@ -33,25 +41,11 @@ module LeaseMachines
       @admin.exec("DROP SCHEMA IF EXISTS #{schema} CASCADE")
     end
 
-    def test_an_unreachable_server_raises_store_error
-      fences = Fences::Postgres.new("postgres://postgres@127.0.0.1:1/none?connect_timeout=2")
-      error = assert_raises(StoreError) { fences.guard("r", 1) { flunk "ran" } }
-      assert_match(/\APostgreSQL: .*\(could not connect\)/m, error.message)
-    end
-
     def test_the_block_runs_in_the_session_default_isolation_inside_one_transaction
       fences.guard(unique_name, 1) do |conn|
         assert_equal PG::PQTRANS_INTRANS, conn.transaction_status
         assert_equal "read committed", conn.exec("SHOW transaction_isolation").getvalue(0, 0)
       end
-    end
-
-    def test_a_resource_name_with_quotes_and_backslashes_is_written_as_it_is
-      resource = %(it's a \\ "name" \\\\'; DROP TABLE fence_reports; --)
-      fences.guard(resource, 3) { |conn| write(conn, resource, "quoted") }
-      assert_equal 3, fences.highest(resource)
-      assert_equal "3", committed_mark_text(resource)
-      assert_equal "quoted", committed_body(resource)
     end
   end
 
@@ -59,6 +53,7 @@ module LeaseMachines
   class PostgresConnectionGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include LostConnectionCases
     include FenceTestHelper::PostgresData
 
     def new_fences
@@ -225,6 +220,7 @@ module LeaseMachines
   class PostgresPoolGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include LostConnectionCases
     include FenceTestHelper::PostgresData
 
     def new_fences

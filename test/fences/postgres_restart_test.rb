@@ -85,6 +85,25 @@ module LeaseMachines
       assert_equal ["by token 6", 6], [committed_body(resource), @fences.highest(resource)]
     end
 
+    # A fence on the caller's own PG::Connection reconnects that connection
+    # in place once the server is back, as a store on it does: it never
+    # finishes it (pg's `reset` does, when the server is still down).
+    def test_a_fence_on_the_callers_connection_reconnects_it_after_the_server_was_down
+      conn = PG.connect(@url)
+      fences = Fences::Postgres.new(conn)
+      resource = unique_name("outage-connection")
+      fences.guard(resource, 5) { |c| c.exec_params(POSTGRES_UPSERT, [resource, "by token 5"]) }
+      cluster("stop")
+      2.times { assert_raises(StoreError) { fences.guard(resource, 6) { flunk "ran" } } }
+      refute_predicate conn, :finished?, "the caller's connection stays open"
+      cluster("start")
+
+      fences.guard(resource, 6) { |c| c.exec_params(POSTGRES_UPSERT, [resource, "by token 6"]) }
+      assert_equal ["by token 6", 6], [committed_body(resource), fences.highest(resource)]
+    ensure
+      conn&.finish unless conn&.finished?
+    end
+
     # `pg_ctl stop -m immediate` ends the server without a shutdown
     # checkpoint, as a crash or a power cut would: the next start replays the
     # write-ahead log. A guard that returned had committed, so its mark is in

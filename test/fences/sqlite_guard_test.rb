@@ -1,15 +1,20 @@
 # frozen_string_literal: true
 
-require_relative "guard_contract"
+require_relative "connection_fault_cases"
 
 module LeaseMachines
   # Fences::SQLite given a path: the fence opens (and owns) the database.
   class SQLitePathGuardTest < Minitest::Test
     include GuardContract
+    include WriteLockCases
     include FenceTestHelper::SQLiteData
 
     def new_fences
       Fences::SQLite.new(@path).tap { |fences| @closing << fences }
+    end
+
+    def fences_waiting(seconds)
+      Fences::SQLite.new(@path, busy_timeout: seconds).tap { |fences| @closing << fences }
     end
 
     def write(db, name, body)
@@ -72,11 +77,18 @@ module LeaseMachines
   class SQLiteDatabaseGuardTest < Minitest::Test
     include GuardContract
     include JoiningContract
+    include WriteLockCases
     include FenceTestHelper::SQLiteData
 
     def new_fences
       @database = sqlite_database
       Fences::SQLite.new(@database)
+    end
+
+    def fences_waiting(seconds)
+      database = sqlite_database
+      database.busy_timeout = (seconds * 1000).ceil
+      Fences::SQLite.new(database)
     end
 
     def write(db, name, body)

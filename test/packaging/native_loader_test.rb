@@ -36,7 +36,7 @@ class NativeLoaderTest < Minitest::Test
   # does: after the error classes); prints the native library it loaded or the LoadError.
   def load_native
     script = <<~RUBY
-      require #{File.join(ROOT, 'lib', 'lease_machines', 'store_error').dump} # the extension expects it
+      require #{File.join(ROOT, 'lib', 'lease_machines', 'errors').dump} # the extension expects it
       begin
         load #{File.join(@dir, 'lib', 'lease_machines', 'native.rb').dump}
         puts $LOADED_FEATURES.grep(/lease_machines_native\\.#{DLEXT}\\z/)

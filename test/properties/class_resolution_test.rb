@@ -31,7 +31,7 @@ module LeaseMachines
       RUBY
 
       assert_predicate status, :success?, err
-      assert_equal "StandardError\nLeaseMachines::StoreError\nlease_machines/stores\n0\n", out
+      assert_equal "LeaseMachines::Error\nLeaseMachines::StoreError\nlease_machines/stores\n0\n", out
     end
 
     # (With Rails loaded first, the Railtie loads: test/rails/railtie_test.rb.)

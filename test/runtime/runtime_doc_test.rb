@@ -1,14 +1,11 @@
 # frozen_string_literal: true
 
-require_relative "../docs/readme_test"
+require_relative "../docs/doc_examples"
 
 module LeaseMachines
   # Every ```ruby block of docs/RUNTIME.md, run and checked by the README
-  # test's own runner (the same annotations: `# =>`, `# raises`).
-  class RuntimeDocTest < ReadmeTest
-    # Not the README's blocks again: only this document's.
-    ReadmeTest.public_instance_methods(false).grep(/\Atest_/).each { |name| undef_method(name) }
-
+  # test's own runner (DocExamples: the same annotations, `# =>`, `# raises`).
+  class RuntimeDocTest < DocExamples
     blocks("docs/RUNTIME.md").each do |block|
       next if block.marker == :"ill-typed" && RBS_RUNTIME_CHECK
 

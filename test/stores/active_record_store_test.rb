@@ -1,37 +1,28 @@
 # frozen_string_literal: true
 
-require_relative "store_helper"
-require "active_record"
+require_relative "server_active_record_cases"
 
 module LeaseMachines
   # The PostgreSQL store through ActiveRecord (6.1+, the pg adapter), against
   # the real server: a Rails app reuses its own pool.
   class ActiveRecordStoreTest < Minitest::Test
-    include StoreTestHelper
+    include ServerActiveRecordCases
 
     def setup
       @url = StoreTestHelper::PostgresServer.url
-      ActiveRecord::Base.establish_connection(@url) unless ActiveRecord::Base.connected?
+      connect_active_record
       @admin = StoreTestHelper::PostgresServer.connect
+    end
+
+    def store_class = Stores::Postgres
+
+    def connect_active_record
+      ActiveRecord::Base.establish_connection(@url) unless ActiveRecord::Base.connected?
     end
 
     def teardown
       @admin&.close
       ActiveRecord::Base.connection_pool.disconnect!
-    end
-
-    def test_active_record_base_uses_the_pool_and_shares_the_history
-      name = unique_name("ar")
-      store = Stores::Postgres.new(ActiveRecord::Base)
-      granted = store.authority(name).acquire(owner: 7, now: 10, ttl: 5)
-      assert_equal 1, granted.lease.token
-      plain = Stores::Postgres.new(@url)
-      assert_equal Decision.rejected(:occupied), plain.authority(name).acquire(owner: 8, now: 11, ttl: 5)
-      assert_equal 2, store.authority(name).reacquire(owner: 7, now: 12, ttl: 5).lease.token
-      assert_equal plain.authority(name).checkpoint, store.authority(name).checkpoint
-      refute ActiveRecord::Base.connection.transaction_open?
-    ensure
-      plain&.close
     end
 
     def test_a_decision_inside_an_active_record_transaction_commits_on_its_own
@@ -83,20 +74,6 @@ module LeaseMachines
         assert_predicate decision, :granted?, "through the #{kind}"
         assert_equal 1, ActiveRecord::Base.connection.select_value("SELECT 1"), "ActiveRecord's connection works again"
       end
-    end
-
-    def test_a_single_active_record_connection_and_a_pool
-      name = unique_name("ar-conn")
-      connection_store = Stores::Postgres.new(ActiveRecord::Base.connection)
-      assert_equal 1, connection_store.authority(name).acquire(owner: 1, now: 1, ttl: 1).lease.token
-      pool_store = Stores::Postgres.new(ActiveRecord::Base.connection_pool)
-      assert_equal 2, pool_store.authority(name).reacquire(owner: 1, now: 1.5, ttl: 1).lease.token
-
-      ActiveRecord::Base.transaction do
-        error = assert_raises(StoreError) { connection_store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
-        assert_match(/inside a transaction/, error.message)
-      end
-      assert_equal 2, pool_store.authority(name).checkpoint.last_issued
     end
 
     def test_a_dead_active_record_connection_costs_one_store_error_then_reconnects

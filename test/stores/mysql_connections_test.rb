@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "store_helper"
+require_relative "server_active_record_cases"
 require_relative "../support/mysql_server"
 require "lease_machines/stores/mysql"
 require "active_record"
@@ -9,7 +9,7 @@ module LeaseMachines
   # Where the MySQL store's connections come from: a Mysql2::Client, a URL, a
   # pool, and ActiveRecord's mysql2 adapter (6.1+), against the real server.
   class MySQLConnectionsTest < Minitest::Test
-    include StoreTestHelper
+    include ServerActiveRecordCases
 
     # The smallest pool: anything with `with { |client| }`.
     class TinyPool
@@ -86,22 +86,10 @@ module LeaseMachines
 
     # --- ActiveRecord's mysql2 adapter --------------------------------------------
 
+    def store_class = Stores::MySQL
+
     def connect_active_record
       ActiveRecord::Base.establish_connection(@url)
-    end
-
-    def test_active_record_base_uses_the_pool_and_shares_the_history
-      connect_active_record
-      name = unique_name("ar")
-      store = Stores::MySQL.new(ActiveRecord::Base)
-      assert_equal 1, store.authority(name).acquire(owner: 7, now: 10, ttl: 5).lease.token
-      plain = Stores::MySQL.new(@url)
-      assert_equal Decision.rejected(:occupied), plain.authority(name).acquire(owner: 8, now: 11, ttl: 5)
-      assert_equal 2, store.authority(name).reacquire(owner: 7, now: 12, ttl: 5).lease.token
-      assert_equal plain.authority(name).checkpoint, store.authority(name).checkpoint
-      refute ActiveRecord::Base.connection.transaction_open?
-    ensure
-      plain&.close
     end
 
     def test_a_decision_inside_an_active_record_transaction_commits_on_its_own
@@ -121,23 +109,6 @@ module LeaseMachines
                    "the decision was committed before it was returned, whatever the caller's transaction did"
       assert_equal 0, ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM lm_scratch"),
                    "the caller's transaction was rolled back as the caller asked"
-    end
-
-    def test_a_single_active_record_connection_and_a_pool
-      connect_active_record
-      name = unique_name("ar-conn")
-      connection_store = Stores::MySQL.new(ActiveRecord::Base.connection)
-      assert_equal 1, connection_store.authority(name).acquire(owner: 1, now: 1, ttl: 1).lease.token
-      pool_store = Stores::MySQL.new(ActiveRecord::Base.connection_pool)
-      assert_equal 2, pool_store.authority(name).reacquire(owner: 1, now: 1.5, ttl: 1).lease.token
-      hooked = Stores::MySQL.new(ActiveRecord::Base, before_commit: ->(_commit) {})
-      assert_equal 3, hooked.authority(name).reacquire(owner: 1, now: 1.7, ttl: 1).lease.token
-
-      ActiveRecord::Base.transaction do
-        error = assert_raises(StoreError) { connection_store.authority(name).reacquire(owner: 1, now: 2, ttl: 1) }
-        assert_match(/inside a transaction/, error.message)
-      end
-      assert_equal 3, pool_store.authority(name).checkpoint.last_issued
     end
 
     # The fast path's write lost with its ActiveRecord connection, whose

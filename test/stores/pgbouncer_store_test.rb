@@ -1,18 +1,18 @@
 # frozen_string_literal: true
 
-require_relative "postgres_store_test"
+require_relative "postgres_contract"
 require_relative "../support/pgbouncer"
 
 module LeaseMachines
   # The store contract (test/stores/store_contract.rb) through the pooler, with
   # `prepared_statements: false`, the setting a transaction-mode pooler needs.
-  # The row helpers are PostgresStoreTest's (the same table, read directly);
-  # its PostgreSQL-only tests (backend pids, server restarts, URL options) and
-  # the ServerSessionCases are not run here: through a pooler the backend pid
-  # is PgBouncer's own and the `options` startup parameter is refused.
-  class PgBouncerStoreTest < PostgresStoreTest
-    (PostgresStoreTest.public_instance_methods(false) + ServerSessionCases.public_instance_methods(false))
-      .grep(/\Atest_/).each { |name| undef_method(name) }
+  # The row helpers are PostgreSQL's (PostgresContract: the same table, read
+  # directly); PostgresStoreTest's PostgreSQL-only tests (backend pids, server
+  # restarts, URL options) and the ServerSessionCases are not run here:
+  # through a pooler the backend pid is PgBouncer's own and the `options`
+  # startup parameter is refused.
+  class PgBouncerStoreTest < Minitest::Test
+    include PostgresContract
 
     def setup
       @url = PgBouncer.url

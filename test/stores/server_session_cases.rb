@@ -31,5 +31,19 @@ module LeaseMachines
         assert_equal session, server_session(store), "in the same server session (after #{how})"
       end
     end
+
+    # Nor does a child that never used the store: Ruby finalizes the copy of
+    # the connection it inherited when it exits.
+    def test_a_forked_child_that_never_uses_the_store_leaves_the_parents_session
+      store = new_store
+      authority = store.authority(unique_name("fork-unused"))
+      authority.acquire(owner: 1, now: 1, ttl: 1)
+      session = server_session(store)
+      pid = fork { exit(0) }
+      _, status = Process.waitpid2(pid)
+      assert_predicate status, :success?
+      assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token, "the parent's next call works"
+      assert_equal session, server_session(store), "in the same server session"
+    end
   end
 end

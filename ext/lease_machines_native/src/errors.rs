@@ -84,7 +84,7 @@ pub fn uninitialized(ruby: &Ruby, class: &str) -> Error {
 }
 
 /// Resolves the Ruby-defined exception classes (`lib/lease_machines.rb`
-/// requires `lease_machines/store_error` before the extension), or fails the
+/// requires `lease_machines/errors` before the extension), or fails the
 /// load.
 pub fn define(ruby: &Ruby, root: RModule) -> Result<(), Error> {
     // `const_get(name, false)`: LeaseMachines' own constant, not a top-level one.
@@ -95,7 +95,7 @@ pub fn define(ruby: &Ruby, root: RModule) -> Result<(), Error> {
                 ruby,
                 Failure::Runtime(
                     "LeaseMachines::StoreError must be an exception class defined before the extension loads \
-                     (require \"lease_machines/store_error\" first)"
+                     (require \"lease_machines/errors\" first)"
                         .to_owned(),
                 ),
             )

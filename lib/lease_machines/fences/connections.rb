@@ -1,80 +1,77 @@
 # frozen_string_literal: true
 
 require "monitor"
-# Stores::ProcessLocal, through the stores' index (which loads it, and no driver).
 require "lease_machines/stores"
+require "lease_machines/stores/connections"
 
 module LeaseMachines
   module Fences
-    # Where a fence's connections come from. Each source's `with` yields a
-    # session (an engine's Session, or an {ActiveRecordSession}) ready for
-    # one call, and `close` closes what the source opened itself.
+    # Where a fence's connections come from. A driver connection (a URL or a
+    # path the fence opens, the caller's own, a pool) comes from the stores'
+    # sources (Stores::Connections): one layer opens, serializes, reopens,
+    # keeps from a forked child and closes connections for stores and fences
+    # alike. ActiveRecord is the fence's own (active_record_connection/).
     #
-    # Unlike a store, which commits on its own and refuses a connection inside
-    # a transaction, a fence uses the connection as the caller left it: a guard
-    # inside the caller's transaction joins it.
+    # What a fence does differently is policy, and stays here: its session
+    # (an engine's fence Session) takes a connection inside the caller's
+    # transaction and joins it, where a store's refuses it; and a Monitor,
+    # not a Mutex, serializes a connection the fence opened or was given, so
+    # a guard inside a guard's block (on the same fence) joins the outer one.
     module Connections
-      # A driver connection the caller owns (and closes). A Monitor serializes
-      # this fence's use of it; it is reentrant, so a guard inside a guard's
-      # block (on the same fence) joins the outer one.
-      class Shared
-        def initialize(session)
+      # One fence's sources of driver connections.
+      class Sources
+        # @param engine the engine's traits (Stores::Connections::Engine)
+        # @param failures [Failures] the fence's, for a connection it cannot open
+        # @yieldparam connection a driver connection
+        # @yieldreturn the fence's session on it
+        def initialize(engine, failures, &session)
+          @engine = engine
+          @failures = failures
           @session = session
-          @monitor = Monitor.new
         end
 
-        def with
-          @monitor.synchronize { yield @session.ready }
-        end
-
-        def close; end
-      end
-
-      # A connection the fence opens from a URL or a path, and opens again in
-      # a forked child ({Stores::ProcessLocal}: a child never touches its
-      # parent's). Serialized like {Shared}.
-      class Owned
-        # @yieldreturn a session on a newly opened connection
-        def initialize(&)
-          @monitor = Monitor.new
-          @local = Stores::ProcessLocal.new(&)
-        end
-
-        # A connection the driver gave up on (pg finishes one whose reset
-        # failed, while the server was down) is opened again.
-        def with
-          @monitor.synchronize do
-            session = @local.current
-            if session.respond_to?(:finished?) && session.finished?
-              @local.close { nil } # already closed by the driver
-              session = @local.current
-            end
-            yield session.ready
+        # The source for a server fence's `connection`, of the kinds a store
+        # takes (Stores::ConnectionKind): a URL, the engine's driver
+        # connection, a pool, or ActiveRecord (the block's source).
+        # @yieldparam active_record the ActiveRecord argument
+        # @raise [TypeError] for anything else
+        def for(connection)
+          kind, target = Stores::ConnectionKind.of(connection, driver: @engine.driver, expected: @engine.expected)
+          case kind
+          when :url then owned(target)
+          when :driver then shared(target)
+          when :pool then pool(target)
+          else yield connection
           end
         end
 
-        # @yieldparam session the session to close (only one this process opened)
-        def close(&)
-          @monitor.synchronize { @local.close(&) }
-        end
-      end
-
-      # Anything with `with { |connection| }` (connection_pool): every call
-      # checks a connection out (a nested call in the same thread gets the
-      # same one, and joins), so nothing is serialized here.
-      class Pool
-        # @yieldparam connection the driver connection checked out
-        # @yieldreturn a session on it
-        def initialize(pool, &session)
-          @pool = pool
-          @session = session
+        # @yieldreturn a newly opened driver connection (default: the engine's
+        #   connector, its failure a StoreError)
+        def owned(url, &connect)
+          connect ||= connector(url)
+          Stores::Connections::Owned.new(url, @engine, connect: connect, session: @session, lock: Monitor)
         end
 
-        def with
-          @pool.with { |connection| yield @session.call(connection).ready }
+        def shared(connection)
+          Stores::Connections::Shared.new(connection, @engine, session: @session, lock: Monitor)
         end
 
-        def close; end
+        def pool(pool)
+          Stores::Connections::Pool.new(pool, @engine, session: @session)
+        end
+
+        private
+
+        def connector(url)
+          connect = @engine.connector(url)
+          -> { connecting(connect) }
+        end
+
+        def connecting(connect)
+          connect.call
+        rescue @failures.driver_error => e
+          raise @failures.statement(e, "could not connect")
+        end
       end
     end
   end

@@ -1,11 +1,12 @@
 # frozen_string_literal: true
 
-require_relative "../store_error"
+require "lease_machines/stores"
 
 module LeaseMachines
   module Fences
-    # How a guard's own statements fail, for one engine. The block's
-    # exceptions are never touched: they reach the caller as they are.
+    # How a guard's own statements fail, for one engine: the stores' sorting
+    # (Stores::Failures), told as a guard's. The block's exceptions are never
+    # touched: they reach the caller as they are.
     #
     # - the fence's statement (raising the mark, reading it, SAVEPOINT,
     #   RELEASE, the schema) failed: StoreError, nothing was written;
@@ -16,8 +17,12 @@ module LeaseMachines
     #   been committed.
     #
     # The errors' `cause` is the driver's exception.
-    class Failures
+    class Failures < Stores::Failures
       UNKNOWN = "so the guarded writes (and the fence's mark) may or may not have been committed"
+      # The driver's own first line: `to_s`, since sqlite3 2.x appends the SQL
+      # to `message`.
+      FIRST_LINE = ->(error) { error.to_s.lines.first.to_s.strip }
+      private_constant :FIRST_LINE
 
       # @return [Class] the driver's error class (PG::Error, SQLite3::Exception)
       attr_reader :driver_error
@@ -25,52 +30,36 @@ module LeaseMachines
       # @param label [String] how messages name the engine ("PostgreSQL")
       # @param hint [#call] error -> text appended to the message ("" for none)
       def initialize(label, driver_error, hint)
-        @label = label
         @driver_error = driver_error
-        @hint = hint
-        freeze
+        super(label, driver: Driver.new(error: driver_error, summary: FIRST_LINE, hint: hint), server: true)
       end
 
       # A statement of the fence's own failed; `state` says what became of
       # the guard.
-      def statement(error, state = "nothing was written")
-        StoreError.new("#{@label}: #{summary(error)} (#{state})#{@hint.call(error)}")
-      end
-
-      # The fence cannot go on with the connection as it is.
-      def problem(detail)
-        StoreError.new("#{@label}: #{detail}")
+      def statement(error, state = NOT_WRITTEN)
+        failed(error, state)
       end
 
       # Runs COMMIT (the block) on `session` and sorts its failures (see the
-      # class comment). `session.refused?(error)` tells a refused COMMIT.
+      # class comment, and Stores::Failures#committing).
       def committing(session)
-        answer = yield
-        return if answer.nil?
+        super("COMMIT", session) do
+          answer = yield
+          next if answer.nil?
 
-        raise problem("the database answered #{answer} to COMMIT (a statement inside the guarded block had " \
-                      "failed): nothing was committed")
-      rescue StoreError
-        raise
-      rescue StandardError => e
-        if session.refused?(e)
-          session.roll_back
-          raise statement(e, "COMMIT was refused: nothing was committed")
+          raise problem("the database answered #{answer} to COMMIT (a statement inside the guarded block had " \
+                        "failed): nothing was committed")
         end
-
-        session.recover
-        raise OutcomeUnknownError, "#{@label}: COMMIT failed (#{e.class}: #{summary(e)}), #{UNKNOWN}"
-      rescue Exception # rubocop:disable Lint/RescueException -- an interrupt: leave the connection usable, re-raise
-        session.recover
-        raise
       end
 
       private
 
-      # The driver's own first line: `to_s`, since sqlite3 2.x appends the
-      # SQL to `message`.
-      def summary(error)
-        error.to_s.lines.first.to_s.strip
+      def refused(_what, error)
+        statement(error, "COMMIT was refused: nothing was committed")
+      end
+
+      def unknown(_what, error)
+        OutcomeUnknownError.new("#{label}: COMMIT failed (#{error.class}: #{summary(error)}), #{UNKNOWN}")
       end
     end
   end

@@ -53,35 +53,15 @@ module LeaseMachines
 
       private
 
+      # The stores' connection sources (Stores::Connections), with a fence's
+      # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
-        case connection
-        when String then owned(connection)
-        when Mysql2::Client then Connections::Shared.new(Session.new(connection, failures("MySQL"), admission: @admission))
-        else other(connection)
+        driver_failures = failures("MySQL")
+        sources = Connections::Sources.new(Stores::MySQL::Connections, driver_failures) do |client|
+          Session.new(client, driver_failures, admission: @admission)
         end
-      end
-
-      def owned(url)
-        options = Stores::MySQL.const_get(:URL).options(url)
-        owned_failures = failures("MySQL")
-        open = lambda do
-          Mysql2::Client.new(**options)
-        rescue Mysql2::Error => e
-          raise owned_failures.statement(e, "could not connect")
-        end
-        Connections::Owned.new { Session.new(open.call, owned_failures, admission: @admission, reopen: open) }
-      end
-
-      def other(connection)
-        if Connections::ActiveRecord.accepts?(connection)
-          Connections::ActiveRecord.new(connection, DIALECT, failures("MySQL (ActiveRecord)"), @admission)
-        elsif connection.respond_to?(:with)
-          pool_failures = failures("MySQL")
-          Connections::Pool.new(connection) { |client| Session.new(client, pool_failures, admission: @admission) }
-        else
-          raise TypeError, "connection must be a Mysql2::Client, a mysql2:// URL String, a pool responding to " \
-                           "#with, or ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection), " \
-                           "got #{connection.inspect}"
+        sources.for(connection) do |active_record|
+          Connections::ActiveRecord.new(active_record, DIALECT, failures("MySQL (ActiveRecord)"), @admission)
         end
       end
 

@@ -2,6 +2,7 @@
 
 require "pg"
 require "lease_machines/fences"
+require "lease_machines/stores/postgres"
 
 module LeaseMachines
   module Fences
@@ -57,37 +58,16 @@ module LeaseMachines
 
       private
 
+      # The stores' connection sources (Stores::Connections), with a fence's
+      # session (see {Connections}); ActiveRecord's is the fence's own.
       def source(connection)
-        case connection
-        when String
-          owned_failures = failures("PostgreSQL")
-          Connections::Owned.new { session(connect(connection, owned_failures), owned_failures) }
-        when PG::Connection then Connections::Shared.new(session(connection, failures("PostgreSQL")))
-        else other(connection)
+        driver_failures = failures("PostgreSQL")
+        sources = Connections::Sources.new(Stores::Postgres::Connections, driver_failures) do |conn|
+          Session.new(conn, driver_failures, prepared: @prepared, admission: @admission)
         end
-      end
-
-      def session(connection, failures)
-        Session.new(connection, failures, prepared: @prepared, admission: @admission)
-      end
-
-      def connect(url, failures)
-        PG.connect(url)
-      rescue PG::Error => e
-        raise failures.statement(e, "could not connect")
-      end
-
-      def other(connection)
-        if Connections::ActiveRecord.accepts?(connection)
-          Connections::ActiveRecord.new(connection, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
+        sources.for(connection) do |active_record|
+          Connections::ActiveRecord.new(active_record, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
                                         @admission)
-        elsif connection.respond_to?(:with)
-          pool_failures = failures("PostgreSQL")
-          Connections::Pool.new(connection) { |conn| session(conn, pool_failures) }
-        else
-          raise TypeError, "connection must be a PG::Connection, a connection URL String, a pool responding to " \
-                           "#with, or ActiveRecord (ActiveRecord::Base, a model class, a pool or a connection), " \
-                           "got #{connection.inspect}"
         end
       end
 

@@ -2,6 +2,8 @@
 
 require "sqlite3"
 require "lease_machines/fences"
+require "lease_machines/fences/connections"
+require "lease_machines/stores/sqlite"
 
 module LeaseMachines
   module Fences
@@ -49,12 +51,32 @@ module LeaseMachines
 
       private
 
+      # What the stores' connection sources (see {Connections}) need of an
+      # SQLite database: one the fence opened is never reopened in the same
+      # process, and a forked child leaves its parent's untouched (nothing to
+      # silence: closing it is what would upset the parent's locks).
+      module Database
+        extend Stores::Connections::Engine
+
+        declare driver: ::SQLite3::Database, expected: "a database path String, an SQLite3::Database",
+                session: nil, adapter_session: nil, closed: :closed?, close: :close, reopen_closed: false
+
+        def self.silence(_session) = nil
+
+        # The session closes it: it finalizes its prepared statements first.
+        def self.close(session) = session.close
+      end
+      private_constant :Database
+
       def source(connection, busy_timeout_ms)
         case connection
         when String
           failures = failures("SQLite (#{connection})")
-          Connections::Owned.new { session(open_database(connection, busy_timeout_ms, failures), failures, true) }
-        when ::SQLite3::Database then Connections::Shared.new(session(connection, failures("SQLite"), false))
+          sources = Connections::Sources.new(Database, failures) { |database| session(database, failures, true) }
+          sources.owned(connection) { open_database(connection, busy_timeout_ms, failures) }
+        when ::SQLite3::Database
+          failures = failures("SQLite")
+          Connections::Sources.new(Database, failures) { |database| session(database, failures, false) }.shared(connection)
         else
           unless Connections::ActiveRecord.accepts?(connection)
             raise TypeError, "connection must be a database path String, an SQLite3::Database or ActiveRecord " \

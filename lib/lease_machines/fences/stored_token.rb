@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../store_error"
+require_relative "../errors"
 require_relative "token"
 
 module LeaseMachines

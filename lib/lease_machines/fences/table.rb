@@ -80,7 +80,7 @@ module LeaseMachines
       # Closes a connection the fence opened itself (from a URL or a path);
       # connections the caller gave are left open.
       def close
-        @source.close(&:close)
+        @source.close
         nil
       end
 

@@ -9,7 +9,7 @@ module LeaseMachines
   # not run. A FencedError, so code that stops on FencedError stops here too,
   # but a distinct class: a stale worker gets FencedError, a forged or
   # corrupted token (2**64-1, say) this one.
-  class UnknownTokenError < FencedError
+  class UnknownTokenError
     # @return [Integer, nil] the store's last issued token for the resource
     #   when it refused (nil: the store has no row for it)
     attr_reader :last_issued
@@ -31,7 +31,7 @@ module LeaseMachines
   # whose lease is no longer live at the database clock: it expired, was
   # released, or was replaced by a newer lease. Nothing was written; the block
   # did not run. A FencedError, distinct from {UnknownTokenError}.
-  class ExpiredTokenError < FencedError
+  class ExpiredTokenError
     # @return [Integer] the store's last issued token for the resource
     attr_reader :last_issued
     # @return [Integer, nil] the token of the lease the store records (nil:
@@ -78,7 +78,7 @@ module LeaseMachines
   # handling (log it, do not retry), so code that rescues UnknownTokenError
   # (or FencedError) stops here too. `highest` and `last_issued` are nil:
   # nothing was read.
-  class ForgedTokenError < UnknownTokenError
+  class ForgedTokenError
     PROBLEMS = %i[missing malformed forged].freeze
 
     # @return [String, nil] the proof that was shown (nil: none)

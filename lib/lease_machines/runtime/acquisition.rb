@@ -7,12 +7,16 @@ module LeaseMachines
     # (`wait: 0` tries once). A pause is spent in the authority's
     # `await_handover(seconds)` when it has one (it returns early when the
     # holder releases), else in the clock's `sleep`.
+    #
+    # It runs with interrupts from other threads held back (see {HoldCall}):
+    # they are let in during the pauses only, never while a store call is
+    # in flight, so the outcome of every acquire sent is learned.
     class Acquisition
-      def initialize(claim, wait:, random: Random)
-        @claim = claim
+      def initialize(calls, wait:, random: Random)
+        @calls = calls
         @wait = wait
         @random = random
-        @ceiling = [MAX_PAUSE, claim.cadence.ttl / 2.0].min
+        @ceiling = [MAX_PAUSE, calls.cadence.ttl / 2.0].min
       end
 
       MAX_PAUSE = 1.0
@@ -22,16 +26,16 @@ module LeaseMachines
       #   granting request was sent (nil: not granted)
       # @raise [StoreError] when the store failed and the wait is over
       def call
-        deadline = @claim.clock.now + @wait
+        deadline = @calls.clock.now + @wait
         pause = [FIRST_PAUSE, @ceiling].min
         reacquire = false
         loop do
-          sent_at = @claim.clock.now
+          sent_at = @calls.clock.now
           decision, failure = attempt(reacquire)
           return [decision, sent_at] if decision&.granted?
 
           reacquire ||= failure.is_a?(OutcomeUnknownError)
-          left = deadline - @claim.clock.now
+          left = deadline - @calls.clock.now
           if left <= 0
             raise failure if failure
 
@@ -45,7 +49,7 @@ module LeaseMachines
       private
 
       def attempt(reacquire)
-        [@claim.acquire(reacquire: reacquire), nil]
+        [@calls.acquire(reacquire: reacquire), nil]
       rescue StoreError => e
         [nil, e]
       end
@@ -57,13 +61,11 @@ module LeaseMachines
       end
 
       def idle(seconds)
-        authority = @claim.authority
-        if authority.respond_to?(:await_handover)
-          authority.await_handover(seconds)
-        elsif authority.respond_to?(:store) && authority.store.respond_to?(:await_handover)
-          authority.store.await_handover(authority.name, seconds)
-        else
-          @claim.clock.sleep(seconds)
+        authority = @calls.authority
+        Thread.handle_interrupt(Object => :immediate) do
+          next authority.await_handover(seconds) if authority.respond_to?(:await_handover)
+
+          @calls.clock.sleep(seconds)
         end
       end
     end

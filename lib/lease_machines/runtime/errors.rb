@@ -1,21 +1,25 @@
 # frozen_string_literal: true
 
+require_relative "../errors"
+
 module LeaseMachines
   # A held lease can no longer be relied upon: raised by {Runtime::Held#check!}
-  # once the holder is at risk, expired or fenced, and into the block's thread
-  # by `hold(interrupt: true)` when the lease is lost.
-  class LeaseLost < StandardError
+  # once the holder is at risk, expired, fenced or released (its hold
+  # ended), and into the block's thread by `hold(interrupt: true)` when the
+  # lease is lost.
+  class LeaseLost
     # @return [String] the resource name
     attr_reader :resource
     # @return [Integer] the token that was held
     attr_reader :token
-    # @return [Symbol] the holder's state: `:at_risk`, `:expired` or `:fenced`
+    # @return [Symbol] the holder's state: `:at_risk`, `:expired`, `:fenced`
+    #   or `:released`
     attr_reader :state
     # @return [Symbol, nil] why it was lost: a rejection reason of the
     #   authority (`:expired`, `:stale_token`, ...), `:ttl_elapsed` (the TTL
     #   passed on the holder's clock with no confirmation), `:fenced`,
-    #   `:forked` (a forked child never holds its parent's lease); nil while
-    #   only at risk
+    #   `:forked` (a forked child never holds its parent's lease),
+    #   `:released` (the hold ended); nil while only at risk
     attr_reader :reason
 
     def initialize(resource:, token:, state:, reason: nil)
@@ -30,7 +34,7 @@ module LeaseMachines
 
   # `hold!` could not acquire the lease within its wait: the block did not
   # run. {#decision} is the authority's last answer.
-  class Occupied < StandardError
+  class Occupied
     # @return [String] the resource name
     attr_reader :resource
     # @return [Decision] the last rejection

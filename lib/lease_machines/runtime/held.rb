@@ -4,33 +4,46 @@ module LeaseMachines
   module Runtime
     # One lease held by `hold`: what the block is given. Its {Holder} (the
     # core's worker side) decides every state; this object only runs it on
-    # the runtime's clock, behind a Mutex shared with the renewal thread.
+    # the runtime's clock, behind a Mutex shared with the renewal thread
+    # (whose side is {Renewal}).
     #
     # Every reader answers from the holder's own clock at the moment it is
     # called: after a pause (GC, SIGSTOP, a suspended VM) {#check!} and
-    # {#at_risk?} know at once that the time may have run out, before any
-    # renewal answer arrives.
+    # {#at_risk?} know at once that the time may have run out, and once the
+    # whole TTL has passed unconfirmed the lease is lost (`:ttl_elapsed`)
+    # for every reader, before any renewal answer arrives. A loss is
+    # reported once (a `lost` event, `on_lost`): by the renewal thread, or
+    # by the hold's own thread when it finds the loss first (a fence refused
+    # the token, or the block ended after the TTL had run out).
+    #
+    # Once the hold has ended, the Held holds nothing: it reads `:released`
+    # (or keeps the loss it had before), whoever holds the lease now.
     class Held
+      include Renewal
+
       # @return [String] the resource name
       attr_reader :resource
       # @return [Integer]
       attr_reader :owner
 
       # @api private (made by `hold`)
-      def initialize(claim:, lease:, sent_at:, cadence:, callbacks:)
-        @claim = claim
-        @resource = claim.resource
+      def initialize(calls:, lease:, sent_at:, cadence:, callbacks:)
+        @calls = calls
+        @resource = calls.resource
         @owner = lease.owner
         @lease = lease
         @holder = Holder.new(token: lease.token, at: sent_at, cadence: cadence)
-        @claimbacks = callbacks
+        @callbacks = callbacks
         @pid = Process.pid
         @mutex = Mutex.new
         @renewing = Mutex.new
-        @reason = nil
+        @reason = nil # why it was lost, first
+        @lapsed = false # it ran out, or the authority said it is gone: not ours to release
+        @reported = false # the loss was reported
+        @finished = false # the hold ended
+        @released = false # the hold ended holding the lease
         @retry_at = nil
         @thread = nil
-        @finished = false
       end
 
       # @return [Integer] the fencing token to show the protected resource
@@ -44,66 +57,72 @@ module LeaseMachines
       end
 
       # @return [Symbol] `:confirmed`, `:unconfirmed`, `:at_risk`, `:expired`
-      #   or `:fenced` (see {Holder}); `:expired` in a forked child
+      #   or `:fenced` (see {Holder}); `:released` once the hold ended
+      #   holding the lease; `:expired` in a forked child
       def state
         return :expired if forked?
 
-        @mutex.synchronize { @holder.state }
+        at_now { @released ? :released : @holder.state }
       end
 
       # @return [Symbol, nil] why the lease was lost (see {LeaseLost#reason})
       def reason
         return :forked if forked?
 
-        @mutex.synchronize { @reason }
+        at_now { @released ? :released : @reason }
       end
 
-      # @return [Boolean] past the warning deadline on the holder's clock, or lost
+      # @return [Boolean] past the warning deadline on the holder's clock,
+      #   lost, or released
       def at_risk?
         return true if forked?
 
-        now = @claim.clock.now
-        @mutex.synchronize { @holder.at_risk?(now) }
+        at_now { |now| @released || @holder.at_risk?(now) }
       end
 
       # @return [Boolean] the authority said the lease is gone, the TTL passed
-      #   with no confirmation, or the resource refused the token
+      #   with no confirmation, the resource refused the token, or the hold
+      #   ended
       def lost?
         return true if forked?
 
-        @mutex.synchronize { done? }
+        at_now { @released || done? }
       end
 
       # Seconds until the lease runs out by the holder's clock, counted from
-      # the instant the last confirmed request was sent (0.0 once lost).
+      # the instant the last confirmed request was sent (0.0 once lost or
+      # released).
       # @return [Float]
       def remaining
         return 0.0 if forked?
 
-        now = @claim.clock.now
-        @mutex.synchronize { done? ? 0.0 : [expires_at - now, 0.0].max }
+        at_now { |now| @released || done? ? 0.0 : [expires_at - now, 0.0].max }
       end
 
-      # Raises {LeaseLost} once the holder is at risk, expired or fenced.
-      # @return [self]
+      # Raises {LeaseLost} once the holder is at risk, expired, fenced or
+      # released. @return [self]
       def check!
-        now = @claim.clock.now
-        error = @mutex.synchronize { lost_error(now) }
+        error = at_now { |now| lost_error(now) }
         raise error if error
 
         self
       end
 
       # Tells the holder that the protected resource refused its token (a
-      # {FencedError}): terminal. @return [Boolean] whether this changed the state
+      # {FencedError}): terminal. A loss already reported is not reported
+      # again. @return [Boolean] whether this changed the state
       def fenced!
         changed = @mutex.synchronize do
+          next false if @finished
+
           @reason ||= :fenced
           @holder.fence
         end
-        @claim.emit(:fenced, self, status: :fenced, reason: :fenced) if changed
-        lost(:fenced) if changed
-        changed
+        return false unless changed
+
+        @calls.emit(:fenced, self, status: :fenced, reason: :fenced)
+        report_loss
+        true
       end
 
       def inspect
@@ -111,53 +130,26 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      # --- the runtime's side (@api private) -----------------------------------
-
-      # When the renewal thread should next look at this hold (the clock's
-      # seconds), or nil when it never has to again.
-      def due_at
-        @mutex.synchronize do
-          next nil if done? || @finished
-
-          case @holder.state
-          when :confirmed then @holder.confirmed_at + @holder.cadence.renew_after
-          when :unconfirmed then [@retry_at, @holder.warning_deadline, expires_at].compact.min
-          else [@retry_at, expires_at].compact.min
-          end
-        end
-      end
-
-      # One renewal attempt, on the renewal thread: started on the Holder,
-      # the request's send instant is what a confirmation counts from.
-      def renew
-        @renewing.synchronize do
-          return if @finished || forked?
-
-          sent_at = @claim.clock.now
-          was_at_risk, token, due, ends = @mutex.synchronize do
-            [@holder.state == :at_risk, @holder.token, planned_at, expires_at]
-          end
-          return lapse if sent_at >= ends
-          return unless @mutex.synchronize { @holder.refresh(sent_at) }
-
-          at_risk if !was_at_risk && state == :at_risk
-          answer(@claim.renew(self, token, late: sent_at - due), sent_at)
-        end
-      end
+      # --- the hold's side (@api private) --------------------------------------
 
       # Called by `hold` when the block has ended: no renewal starts after
-      # this, and the lease is released unless it expired.
+      # this; a loss found now (the TTL ran out before the renewal thread
+      # looked) is reported; the lease is released unless it ran out (an
+      # expired lease is no longer ours; a fenced one may still be held at
+      # the authority, and releasing it lets the next holder in at once).
       def finish
-        @renewing.synchronize do
+        now = @calls.clock.now
+        release = @renewing.synchronize do
           @mutex.synchronize do
+            lapse(now)
             @finished = true
             @thread = nil
+            @released = !done?
+            !@lapsed && now < expires_at
           end
         end
-        # An expired lease is no longer ours to release; a fenced one may
-        # still be held at the authority, and releasing it lets the next
-        # holder in at once.
-        @claim.release(self) unless forked? || state == :expired
+        report_loss
+        @calls.release(self) if release && !forked?
       end
 
       # `interrupt: true`: the block's thread gets {LeaseLost} when the lease is lost.
@@ -184,68 +176,61 @@ module LeaseMachines
         %i[expired fenced].include?(@holder.state)
       end
 
-      # When this renewal was planned: renew_after past the last
-      # confirmation, or the retry after a failed attempt.
-      def planned_at
-        @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
-      end
-
       def expires_at
         @holder.confirmed_at + @holder.cadence.ttl
       end
 
-      def lost_error(now)
-        state = done? ? @holder.state : (@holder.at_risk?(now) && :at_risk)
-        state = :expired if forked?
-        return nil unless state
-
-        LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: forked? ? :forked : @reason)
-      end
-
-      def answer(result, sent_at)
-        case result
-        when Decision
-          if result.renewed?
-            @mutex.synchronize do
-              @lease = result.lease
-              @retry_at = nil
-              @holder.confirm(token: result.lease.token, at: sent_at)
-            end
-          else
-            expire(result.reason)
-          end
-        else
-          @mutex.synchronize { @retry_at = sent_at + retry_interval }
+      # Yields the clock's reading inside @mutex, once a lease whose TTL
+      # has run out by it is lost.
+      def at_now
+        now = @calls.clock.now
+        @mutex.synchronize do
+          lapse(now)
+          yield now
         end
       end
 
-      def retry_interval
-        (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
-      end
+      # Inside @mutex: the whole TTL passed on the holder's clock with no
+      # confirmation (never once the hold ended, nor in a forked child).
+      # @return [Boolean] whether the lease was lost now
+      def lapse(now)
+        return false if @finished || forked? || done? || now < expires_at
 
-      # The whole TTL passed on the holder's clock with no confirmation.
-      def lapse
         expire(:ttl_elapsed)
       end
 
+      # Inside @mutex: the lease ran out, or the authority said it is gone.
       def expire(reason)
-        changed = @mutex.synchronize do
-          @reason ||= reason
-          @holder.expire
+        return false unless @holder.expire
+
+        @reason ||= reason
+        @lapsed = true
+      end
+
+      # Reports the loss once: the `lost` event, `on_lost`, and LeaseLost
+      # into the block's thread with `interrupt: true`.
+      def report_loss
+        reason = @mutex.synchronize do
+          next if @reported || !done? || forked?
+
+          @reported = true
+          @reason
         end
-        lost(reason) if changed
-      end
+        return unless reason
 
-      def at_risk
-        @claim.emit(:at_risk, self, status: :at_risk)
-        @claimbacks.call(:at_risk, self)
-      end
-
-      def lost(reason)
-        @claim.emit(:lost, self, status: state, reason: reason)
-        @claimbacks.call(:lost, self)
+        @calls.emit(:lost, self, status: state, reason: reason)
+        @callbacks.call(:lost, self)
         thread = @mutex.synchronize { @thread }
         thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
+      end
+
+      def lost_error(now)
+        state, reason = if forked? then %i[expired forked]
+                        elsif @released then %i[released released]
+                        elsif done? then [@holder.state, @reason]
+                        elsif @holder.at_risk?(now) then [:at_risk, nil]
+                        end
+        state && LeaseLost.new(resource: @resource, token: @holder.token, state: state, reason: reason)
       end
     end
   end

@@ -30,8 +30,8 @@ module LeaseMachines
         raise ArgumentError, "hold needs a block" unless block
 
         callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
-        Hold.new(claim(owner, ttl, renew_after, warn_before, clock), wait: wait, interrupt: interrupt,
-                                                                     callbacks: callbacks).run(&block)
+        calls = lease_calls(owner, ttl, renew_after, warn_before, clock)
+        HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
       # Like {#hold}, but returns the block's value, and raises {Occupied}
@@ -43,26 +43,32 @@ module LeaseMachines
         outcome.value
       end
 
-      # The Cadence of a hold: the defaults are derived from `ttl`, and
-      # Cadence checks what it is given (ArgumentError or TypeError).
-      # @api private
+      # The Cadence of a hold: the defaults are derived from `ttl` and fit
+      # the timings given. Each timing given is checked first ({Seconds}), and
+      # one that cannot fit `ttl` whatever the other is raises naming itself;
+      # two given timings that do not fit each other are refused by
+      # {Cadence}, whose message shows all three. @api private
       def self.cadence(ttl, renew_after, warn_before)
-        raise TypeError, "ttl must be an Integer or Float number of seconds, got #{ttl.inspect}" unless ttl.is_a?(Numeric)
+        Seconds.check(:ttl, ttl, positive: true)
+        Seconds.check(:renew_after, renew_after, positive: true) unless renew_after.nil?
+        Seconds.check(:warn_before, warn_before, positive: false) unless warn_before.nil?
+        raise ArgumentError, "renew_after must be at most ttl (#{ttl}), got #{renew_after}" if renew_after&.>(ttl)
+        raise ArgumentError, "warn_before must be less than ttl (#{ttl}), got #{warn_before}" if warn_before&.>=(ttl)
 
-        renew_after ||= warn_before.is_a?(Numeric) ? [ttl / 3.0, ttl - warn_before].min : ttl / 3.0
-        warn_before ||= renew_after.is_a?(Numeric) ? [ttl / 4.0, ttl - renew_after].min : ttl / 4.0
+        renew_after ||= warn_before ? [ttl / 3.0, ttl - warn_before].min : ttl / 3.0
+        warn_before ||= [ttl / 4.0, ttl - renew_after].min
         Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before)
       end
 
       private
 
-      def claim(owner, ttl, renew_after, warn_before, clock)
+      def lease_calls(owner, ttl, renew_after, warn_before, clock)
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
 
-        Claim.new(authority: self, resource: hold_resource, owner: owner, clock: clock,
-                  cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
+        LeaseCalls.new(authority: self, resource: hold_resource, owner: owner, clock: clock,
+                       cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
           hold_decide(operation, clock, **arguments)
         end
       end

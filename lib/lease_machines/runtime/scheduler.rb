@@ -9,8 +9,9 @@ module LeaseMachines
     # OutcomeUnknownError: renewing again is safe) is retried until the
     # holder is at risk and then lost; a callback that raises is reported and
     # the thread goes on. Once nothing is held it ends ({LINGER} seconds
-    # later on the default clock). Renewals run one after another: a store call that
-    # hangs delays the others (every store call has the store's own timeout).
+    # later on the default clock, counted from the end of the last hold).
+    # Renewals run one after another: a store call that hangs delays the
+    # others (every store call has the store's own timeout).
     #
     # A forked child starts with no scheduler at all (see {ForkHook}), and
     # every {Held} it inherited reads as lost: it never renews its parent's
@@ -80,13 +81,14 @@ module LeaseMachines
         end
       end
 
-      # Stops renewing `held`. (The thread is not woken for it: it finds the
-      # hold gone when it next looks, unless nothing is held and it should end
-      # at once.)
+      # Stops renewing `held`. The thread finds the hold gone when it next
+      # looks; when nothing is held any more it is woken now, so that it
+      # lingers from now (and no longer waits for the removed hold's next
+      # renewal, up to `renew_after` away, before it even starts to linger).
       def remove(held)
         @mutex.synchronize do
           @due.delete(held)
-          @wake.signal if @due.empty? && @linger.zero?
+          @wake.signal if @due.empty?
         end
       end
 

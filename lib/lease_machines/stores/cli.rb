@@ -28,7 +28,7 @@ module LeaseMachines
       QUOTED_MAX = 100
 
       # Bad arguments: usage on stderr, exit 2.
-      class UsageError < StandardError; end
+      class UsageError < Error; end
 
       # @return [Integer] the exit status
       def self.start(argv, out: $stdout, err: $stderr, env: ENV)

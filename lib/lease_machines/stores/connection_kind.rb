@@ -2,11 +2,12 @@
 
 module LeaseMachines
   module Stores
-    # What kind of `connection` argument a server store was given, the same
-    # rule for every engine: a URL String, the engine's own driver
+    # What kind of `connection` argument a server store (or fence) was given,
+    # the same rule for every engine: a URL String, the engine's own driver
     # connection, ActiveRecord (a model class, a connection pool, or one
     # connection), or any pool responding to `#with`. Each engine maps the
-    # kind to its own source of connections (its `Connections.for`).
+    # kind to its own source of connections (its `Connections.for`; a
+    # fence's Connections::Sources#for).
     module ConnectionKind
       # @param driver [Class] the engine's driver connection class
       # @param expected [String] how the message names the engine's own kinds
@@ -35,8 +36,8 @@ module LeaseMachines
       def self.pool(connection, expected)
         return [:pool, connection] if connection.respond_to?(:with)
 
-        raise TypeError, "connection must be #{expected}, a pool responding to #with, an ActiveRecord connection " \
-                         "or ActiveRecord::Base, got #{connection.inspect}"
+        raise TypeError, "connection must be #{expected}, a pool responding to #with, or ActiveRecord " \
+                         "(ActiveRecord::Base, a model class, a pool or a connection), got #{connection.inspect}"
       end
       private_class_method :active_record, :pool
     end

@@ -41,14 +41,6 @@ module LeaseMachines
     # transaction back) runs the whole transaction again, up to
     # DEADLOCK_ATTEMPTS times; a lock wait that outlasts the session's
     # innodb_lock_wait_timeout fails with StoreError (nothing was committed).
-    #
-    # Its parts, in lib/lease_machines/stores/mysql/ (loaded below, once the
-    # class exists, so that they reopen it): statements.rb (the SQL),
-    # errors.rb (what a driver error means), session.rb (one connection in
-    # use), adapter_session.rb (one on an ActiveRecord adapter),
-    # fast_path.rb, locked_transaction.rb (the hook's path), url.rb and
-    # connections.rb (what the connection sources, shared with PostgreSQL in
-    # lib/lease_machines/stores/connections/, need of MySQL).
     class MySQL < Store
       # The schema {#setup!} runs (also in the repository as
       # db/mysql/001_create_lease_machines_resources.sql); run it from your own

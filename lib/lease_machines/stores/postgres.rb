@@ -46,15 +46,6 @@ module LeaseMachines
     # (`prepared_statements: false` sends them unprepared, for poolers that
     # cannot keep prepared statements, such as PgBouncer before 1.21 in
     # transaction mode).
-    #
-    # Its parts, in lib/lease_machines/stores/postgres/ (loaded below, once
-    # the class exists, so that they reopen it): statements.rb (the SQL),
-    # fast_path.rb, locked_transaction.rb (the hook's path), listener.rb
-    # (LISTEN for {#await_handover}),
-    # prepared_statements.rb, session.rb (one connection in use),
-    # adapter_session.rb (one on an ActiveRecord adapter) and connections.rb
-    # (what the connection sources, shared with MySQL in
-    # lib/lease_machines/stores/connections/, need of PostgreSQL).
     class Postgres < Store
       # The schema {#setup!} runs (also in the repository as
       # db/postgres/001_create_lease_machines_resources.sql); run it from your

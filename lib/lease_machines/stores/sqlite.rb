@@ -26,11 +26,6 @@ module LeaseMachines
     # before fork belongs to the parent and is never touched again). The file
     # must be on a local disk: SQLite's locks do not work over network file
     # systems.
-    #
-    # Its parts, in lib/lease_machines/stores/sqlite/ (loaded below, once the
-    # class exists, so that they reopen it): statements.rb (the SQL),
-    # connection.rb (one process's connection), transaction.rb (a decision's
-    # transaction).
     class SQLite < Store
       # The schema {#setup!} runs (also in the repository as
       # db/sqlite/001_create_lease_machines_resources.sql).

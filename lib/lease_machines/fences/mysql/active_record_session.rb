@@ -4,21 +4,21 @@ module LeaseMachines
   module Fences
     class MySQL < Table
       # A guard through ActiveRecord's mysql2 adapter: {ActiveRecordSession}
-      # (the guard is `adapter.transaction(requires_new: true)`), with the
-      # mark's statements of {Statements.mark} (values written in: the adapter
-      # binds no parameters without prepared statements, its default), and a
-      # setup! that runs no DDL inside a transaction (DDL commits it).
+      # with the mark's statements of {Statements.mark} (values written in:
+      # the adapter binds no parameters without prepared statements, its
+      # default), and a setup! that runs no DDL inside a transaction (DDL
+      # commits it).
       class ActiveRecordMySQLSession < ActiveRecordSession
         # A deadlock during the mark (see {Statements.mark}) rolled back the
         # whole transaction: when it was the guard's own (none was open
-        # before), nothing of the block has run, and the transaction runs
-        # again, up to Statements::DEADLOCK_ATTEMPTS times in all; inside the
-        # caller's transaction it is raised.
+        # before), nothing of the block has run, and the guard runs again, up
+        # to Statements::DEADLOCK_ATTEMPTS times in all; inside the caller's
+        # transaction it is raised.
         def guard(resource, token, &)
           own = !@adapter.transaction_open?
           attempts = 1
           begin
-            guard_once(resource, token, &)
+            super
           rescue DeadlockedMark => e
             raise e.cause unless own && attempts < Statements::DEADLOCK_ATTEMPTS
 
@@ -64,23 +64,16 @@ module LeaseMachines
 
         private
 
-        # Raised through the adapter's transaction (which rolls back) for a
+        # Raised through the guard's transaction (which rolls back) for a
         # mark that a deadlock rolled back; its cause is the StoreError.
         class DeadlockedMark < StandardError; end
 
-        def guard_once(resource, token)
-          @adapter.transaction(requires_new: true) do
-            changed = begin
-              statement { Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) } }
-            rescue StoreError => e
-              raise e unless Statements.deadlock?(e.cause)
+        def mark(resource, token)
+          statement { Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) } }
+        rescue StoreError => e
+          raise e unless Statements.deadlock?(e.cause)
 
-              raise DeadlockedMark, e.message
-            end
-            raise refusal(resource, token) unless changed == 1
-
-            yield @adapter
-          end
+          raise DeadlockedMark, e.message
         end
       end
     end

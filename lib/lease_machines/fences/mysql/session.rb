@@ -4,28 +4,26 @@ module LeaseMachines
   module Fences
     class MySQL < Table
       # One Mysql2::Client as a guard uses it (see {DriverGuard}): the guard's
-      # statements, its transaction or savepoint, the connection checked before
-      # use, and closed after a failure whose outcome is unknown (a fence that
-      # opened it from a URL opens a new one on the next call).
+      # statements and its transaction or savepoint. The store's session
+      # checks the client, rolls back, sorts COMMIT and closes a client whose
+      # connection failed (a fence that opened it from a URL opens a new one
+      # on the next call, as a store does).
       #
       # Whether the caller has a transaction open on the client is asked of
       # the server: `SET TRANSACTION READ WRITE` (which only sets the next
       # transaction's access mode, read-write, the default) fails with error
       # 1568 inside a transaction, on MySQL and MariaDB alike. One round trip,
       # which the client's protocol state does not tell from Ruby.
-      class Session
+      class Session < Stores::MySQL::Session
         IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
 
         # @return [Failures]
         attr_reader :failures
 
-        # @param reopen [#call, nil] opens a new client when this one was
-        #   closed (a fence's own connection); nil: a closed client is refused
-        def initialize(connection, failures, admission: Admission.new(:any), reopen: nil)
-          @connection = connection
+        def initialize(connection, failures, admission: Admission.new(:any))
+          super(connection)
           @failures = failures
           @admission = admission
-          @reopen = reopen
         end
 
         # What the guard's block is given.
@@ -33,25 +31,17 @@ module LeaseMachines
           @connection
         end
 
-        # @return [self]
-        def ready
-          unless @connection.is_a?(Mysql2::Client)
-            raise TypeError, "the connection source yielded #{@connection.inspect}, expected a Mysql2::Client"
-          end
-          return self unless @connection.closed?
-          raise @failures.problem("the connection is closed") unless @reopen
-
-          @connection = @reopen.call
-          self
-        end
-
+        # Asks the server (see the class comment). A lost connection is
+        # closed, to be reopened or refused by the next call, and raises
+        # StoreError: nothing was sent that writes.
         def in_transaction?
           @connection.query("SET TRANSACTION READ WRITE")
           false
         rescue Mysql2::Error => e
-          raise unless e.error_number == IN_TRANSACTION
+          return true if e.error_number == IN_TRANSACTION
 
-          true
+          recover unless refused?(e)
+          raise @failures.statement(e)
         end
 
         def begin_and_mark(resource, token)
@@ -63,6 +53,14 @@ module LeaseMachines
           @connection.query("SAVEPOINT #{Statements::SAVEPOINT}")
           mark(resource, token)
         end
+
+        def mark(resource, token, restart: false)
+          Statements.mark(@admission.mode, resource, token, restart: restart) do |sql|
+            @connection.query(sql)
+            @connection.affected_rows
+          end
+        end
+        private :mark
 
         # @return [Integer, nil] the resource's mark
         def highest(resource)
@@ -106,20 +104,6 @@ module LeaseMachines
           raise @failures.statement(e, "nothing was created")
         end
 
-        # @return [nil] (COMMIT commits or raises)
-        def commit
-          @connection.query("COMMIT")
-          nil
-        end
-
-        # Leaves the connection outside any transaction: ROLLBACK, or closing
-        # it when that fails (the server rolls back).
-        def roll_back
-          @connection.query("ROLLBACK") unless @connection.closed?
-        rescue StandardError
-          recover
-        end
-
         def roll_back_savepoint
           @connection.query("ROLLBACK TO SAVEPOINT #{Statements::SAVEPOINT}")
           release_savepoint
@@ -127,39 +111,6 @@ module LeaseMachines
 
         def release_savepoint
           @connection.query("RELEASE SAVEPOINT #{Statements::SAVEPOINT}")
-        end
-
-        # Whether the server answered `error` to COMMIT on a connection still
-        # open: nothing was committed.
-        def refused?(error)
-          error.is_a?(Mysql2::Error) && !error.error_number.zero? && !(2000..2999).cover?(error.error_number) &&
-            !@connection.closed?
-        end
-
-        # Closes the connection (one the fence opened).
-        def close
-          @connection.close unless @connection.closed?
-        end
-
-        # After an unknown outcome: closes the connection (quietly); a fence's
-        # own connection is opened again by the next call.
-        def recover
-          close
-        rescue StandardError
-          nil
-        end
-
-        private
-
-        def mark(resource, token, restart: false)
-          Statements.mark(@admission.mode, resource, token, restart: restart) do |sql|
-            @connection.query(sql)
-            @connection.affected_rows
-          end
-        end
-
-        def query(sql)
-          @connection.query(sql, as: :array, cast: false).to_a
         end
       end
     end

@@ -4,16 +4,18 @@ module LeaseMachines
   module Fences
     class Postgres < Table
       # One PG::Connection as a guard uses it (see {DriverGuard}): the guard's
-      # statements, its transaction or savepoint, and the connection checked
-      # before use and left usable after a failure. BEGIN keeps the session's
-      # isolation level.
+      # statements and its transaction or savepoint. The store's session
+      # checks the connection, reconnects it in place (never finishing it),
+      # rolls back and sorts COMMIT; unlike a store, a guard takes a
+      # connection inside the caller's transaction, and joins it. BEGIN keeps
+      # the session's isolation level.
       #
       # The mark's statement is prepared once per server session (named
       # lease_machines_fence_mark), and prepared again after a reconnect or
       # when it vanished (DISCARD ALL). Without prepared statements (for a
       # pooler that cannot keep them) BEGIN and the mark go to the server as
       # one simple query instead, planned every time.
-      class Session
+      class Session < Stores::Postgres::Session
         include Statements
 
         # The prepared mark's name, per {Admission} mode.
@@ -29,7 +31,7 @@ module LeaseMachines
 
         # @param admission [Admission] which tokens the mark admits
         def initialize(connection, failures, prepared: true, admission: Admission.new(:any))
-          @connection = connection
+          super(connection)
           @failures = failures
           @prepared = prepared
           @admission = admission
@@ -41,20 +43,20 @@ module LeaseMachines
           @connection
         end
 
-        # Checks the connection before a call and reconnects a broken one
-        # that is not inside a transaction.
+        # Checks the connection before a call and reconnects a broken one;
+        # one inside the caller's transaction is taken as it is.
         # @return [self]
         def ready
-          conn = @connection
-          unless conn.is_a?(PG::Connection)
-            raise TypeError, "the connection source yielded #{conn.inspect}, expected a PG::Connection"
-          end
-          raise @failures.problem("the connection is closed (finished)") if conn.finished?
-
-          conn.reset if conn.status != PG::CONNECTION_OK
-          self
+          usable
         rescue PG::Error => e
           raise @failures.statement(e, "could not reconnect")
+        end
+
+        # Only a connection that broke: one with a query in flight may be the
+        # caller's, whose transaction a reconnect would end ({#in_transaction?}
+        # refuses it).
+        def broken?
+          @connection.status != PG::CONNECTION_OK
         end
 
         def in_transaction?
@@ -103,7 +105,12 @@ module LeaseMachines
         # the caller's), with concurrent setups serialized by an advisory lock.
         def setup(sql)
           joined = in_transaction?
-          @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
+          begin
+            @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
+          rescue PG::Error => e
+            roll_back unless joined # reconnects a connection that broke
+            raise @failures.statement(e, "nothing was created")
+          end
           begin
             @connection.exec("SET LOCAL client_min_messages = warning")
             @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
@@ -115,42 +122,12 @@ module LeaseMachines
           joined ? release_savepoint : @failures.committing(self) { commit }
         end
 
-        # @return [String, nil] nil when COMMIT committed, else the server's
-        #   answer (ROLLBACK, when a statement in the transaction had failed)
-        def commit
-          answer = @connection.exec("COMMIT").cmd_status
-          answer == "COMMIT" ? nil : answer
-        end
-
-        # Leaves the connection outside any transaction: ROLLBACK, or a
-        # reconnect when the connection broke (the server rolled back).
-        def roll_back
-          conn = @connection
-          return if conn.finished?
-
-          if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
-            recover
-          elsif conn.transaction_status != PG::PQTRANS_IDLE
-            conn.exec("ROLLBACK")
-          end
-        rescue StandardError
-          recover
-        end
-
         def roll_back_savepoint
           @connection.exec("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
         end
 
         def release_savepoint
           @connection.exec("RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
-
-        # Whether the server answered `error` to COMMIT and the connection is
-        # still healthy and idle: nothing was committed.
-        def refused?(error)
-          conn = @connection
-          error.is_a?(PG::Error) && !error.result.nil? && !conn.finished? && conn.status == PG::CONNECTION_OK &&
-            conn.transaction_status == PG::PQTRANS_IDLE
         end
 
         private
@@ -190,26 +167,6 @@ module LeaseMachines
             nil # prepared in this server session by another fence on the same connection
           end
           prepared[@connection] = pid
-        end
-
-        public
-
-        # Whether the connection is closed for good (by the fence, or by pg
-        # after a reset that failed).
-        def finished?
-          @connection.finished?
-        end
-
-        # Closes the connection (one the fence opened).
-        def close
-          @connection.finish unless @connection.finished?
-        end
-
-        # Reconnects, quietly (the next call checks the connection again).
-        def recover
-          @connection.reset
-        rescue StandardError
-          nil
         end
       end
     end

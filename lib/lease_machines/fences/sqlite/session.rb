@@ -3,13 +3,17 @@
 module LeaseMachines
   module Fences
     class SQLite < Table
-      # One SQLite3::Database as a guard uses it (see {DriverGuard}).
+      # One SQLite3::Database as a guard uses it (see {DriverGuard}): the
+      # store's connection (running statements, COMMIT, rolling back, closing)
+      # plus the guard's statements. It waits for a lock in SQLite's own busy
+      # handler (the database's busy_timeout), never in the store's
+      # #patiently.
       #
       # A database the fence opened itself keeps its statements prepared. A
       # database the caller gave is used without keeping any: the sqlite3 gem
       # refuses to close a database while a prepared statement is open, so a
       # fence that kept one would break the caller's `close`.
-      class Session
+      class Session < Stores::SQLite::Connection
         include Statements
 
         # @return [Failures]
@@ -17,9 +21,9 @@ module LeaseMachines
 
         # @param admission [Admission] which tokens the mark admits
         def initialize(database, failures, prepared:, admission: Admission.new(:any))
-          @database = database
+          super(database, 0)
           @failures = failures
-          @statements = prepared ? {} : nil
+          @prepared = prepared
           @admission = admission
         end
 
@@ -27,6 +31,7 @@ module LeaseMachines
         def argument
           @database
         end
+        alias connection argument
 
         # @return [self]
         def ready
@@ -72,11 +77,16 @@ module LeaseMachines
         end
 
         # Runs `sql` (several statements) in a transaction of its own
-        # (BEGIN IMMEDIATE, so concurrent setups wait for each other), or
-        # under a savepoint inside the caller's.
+        # (BEGIN IMMEDIATE, so concurrent setups wait for each other, as
+        # guards do: up to the busy timeout), or under a savepoint inside the
+        # caller's.
         def setup(sql)
           joined = in_transaction?
-          run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          begin
+            run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          rescue ::SQLite3::Exception => e
+            raise @failures.statement(e, "nothing was created")
+          end
           begin
             @database.execute_batch(sql)
           rescue ::SQLite3::Exception => e
@@ -85,19 +95,6 @@ module LeaseMachines
           end
           joined ? release_savepoint : @failures.committing(self) { commit }
         end
-
-        # @return [nil] (SQLite answers COMMIT with an error or not at all)
-        def commit
-          run("COMMIT")
-          nil
-        end
-
-        def roll_back
-          @database.execute("ROLLBACK") if @database.transaction_active?
-        rescue StandardError
-          nil # the transaction went with the error: SQLite rolled it back itself
-        end
-        alias recover roll_back
 
         def roll_back_savepoint
           run("ROLLBACK TO SAVEPOINT #{SAVEPOINT}")
@@ -108,44 +105,27 @@ module LeaseMachines
           run("RELEASE SAVEPOINT #{SAVEPOINT}")
         end
 
-        # Whether COMMIT failed and left the transaction open: SQLite refused
-        # it, and nothing was committed.
-        def refused?(error)
-          error.is_a?(::SQLite3::Exception) && @database.transaction_active?
-        end
-
-        # Finalizes the statements this session prepared and closes the
-        # database (one the fence opened).
-        def close
-          @statements&.each_value(&:close)
-          @statements&.clear
-          @database.close unless @database.closed?
-        end
-
         private
+
+        # Runs one statement to its first row: the store's prepared one, or,
+        # on a database the caller gave, one prepared for this run only.
+        # @return [Array, nil]
+        def run(sql, *binds)
+          return super if @prepared
+
+          statement = @database.prepare(sql)
+          begin
+            statement.bind_params(*binds) unless binds.empty?
+            statement.step
+          ensure
+            statement.close
+          end
+        end
 
         def mark(resource, token)
           mode = @admission.mode
           run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token))
           @database.changes
-        end
-
-        # Runs one statement to its first row.
-        # @return [Array, nil]
-        def run(sql, *binds)
-          statement = @statements ? (@statements[sql] ||= @database.prepare(sql)) : @database.prepare(sql)
-          begin
-            statement.bind_params(*binds) unless binds.empty?
-            statement.step
-          ensure
-            @statements ? reset(statement) : statement.close
-          end
-        end
-
-        def reset(statement)
-          statement.reset!
-        rescue ::SQLite3::Exception
-          nil # a failed step raised its own error already; that one is the one that counts
         end
       end
     end

@@ -26,10 +26,6 @@ module LeaseMachines
 
         private
 
-        def busy?(adapter)
-          adapter.transaction_open? || @engine.raw_transaction?(adapter)
-        end
-
         def separate(&)
           adapter = @pool.checkout
           begin
@@ -37,6 +33,10 @@ module LeaseMachines
           ensure
             @pool.checkin(adapter)
           end
+        end
+
+        def busy?(adapter)
+          adapter.transaction_open? || @engine.raw_transaction?(adapter)
         end
       end
     end

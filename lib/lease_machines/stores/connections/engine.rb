@@ -55,7 +55,9 @@ module LeaseMachines
           connection.public_send(@closed)
         end
 
-        def close(connection)
+        # Closes a session's connection (one the source opened).
+        def close(session)
+          connection = session.connection
           connection.public_send(@close) unless closed?(connection)
         end
 

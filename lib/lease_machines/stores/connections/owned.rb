@@ -3,26 +3,30 @@
 module LeaseMachines
   module Stores
     module Connections
-      # A connection this store opens from a URL, and opens anew in a forked
-      # child (see {ProcessLocal}); a Mutex serializes its use. Where the
-      # engine says so (`engine.reopen?`: MySQL's, which its Session closes
-      # when it failed), a closed one is opened again before the next call.
+      # A connection opened from a URL (or a path) and owned by whoever made
+      # the source, opened anew in a forked child (see {ProcessLocal}); a lock
+      # serializes its use. Where the engine says so (`engine.reopen?`:
+      # MySQL's, which its Session closes when it failed), a closed one is
+      # opened again before the next call.
       #
-      # A child never sends anything on the connection it inherited: before
-      # its first use (or close) of the store, the engine silences it
-      # (`engine.silence`), so that finalizing it when the child exits sends
-      # nothing, and the parent's session lives on.
+      # A child never sends anything on the connection it inherited: the
+      # engine silences it (`engine.silence`) in the child, so that finalizing
+      # it when the child exits sends nothing, and the parent's session lives
+      # on.
       class Owned
         # @param url [String] checked by the engine now, connected to on first use
-        def initialize(url, engine)
-          connect = engine.connector(url)
+        # @param connect [#call] opens a new driver connection
+        # @param session [#call] a driver connection -> the session `with` yields
+        # @param lock [Class] Mutex (a store), or Monitor (a fence: a guard
+        #   inside a guard's block joins it)
+        def initialize(url, engine, connect: engine.connector(url), session: engine.method(:session), lock: Mutex)
           @engine = engine
-          @mutex = Mutex.new
-          @session = ProcessLocal.new(inherited: engine.method(:silence)) { engine.session(connect.call) }
+          @lock = lock.new
+          @session = ProcessLocal.new(inherited: engine.method(:silence)) { session.call(connect.call) }
         end
 
         def with
-          @mutex.synchronize do
+          @lock.synchronize do
             session = @session.current
             if @engine.reopen?(session.connection)
               @session.close { nil } # it failed and was closed: open a new one
@@ -33,7 +37,7 @@ module LeaseMachines
         end
 
         def close
-          @mutex.synchronize { @session.close { |session| @engine.close(session.connection) } }
+          @lock.synchronize { @session.close { |session| @engine.close(session) } }
         end
       end
     end

@@ -4,17 +4,19 @@ module LeaseMachines
   module Stores
     module Connections
       # Anything with `with { |driver_connection| }` (connection_pool): every
-      # call checks a connection out, so nothing is serialized here.
+      # call checks a connection out (a nested call in the same thread gets
+      # the same one), so nothing is serialized here.
       class Pool
         include Borrowed
 
-        def initialize(pool, engine)
+        # @param session [#call] a driver connection -> the session `with` yields
+        def initialize(pool, engine, session: engine.method(:session))
           @pool = pool
-          @engine = engine
+          @session = session
         end
 
         def with
-          @pool.with { |connection| yield @engine.session(connection).ready }
+          @pool.with { |connection| yield @session.call(connection).ready }
         end
       end
     end

@@ -3,18 +3,18 @@
 module LeaseMachines
   module Stores
     module Connections
-      # A driver connection the caller owns (and closes); a Mutex serializes
-      # this store's use of it.
+      # A driver connection the caller owns (and closes); a lock serializes
+      # this source's use of it (see {Owned} for the lock and the session).
       class Shared
         include Borrowed
 
-        def initialize(connection, engine)
-          @session = engine.session(connection)
-          @mutex = Mutex.new
+        def initialize(connection, engine, session: engine.method(:session), lock: Mutex)
+          @session = session.call(connection)
+          @lock = lock.new
         end
 
         def with
-          @mutex.synchronize { yield @session.ready }
+          @lock.synchronize { yield @session.ready }
         end
       end
     end

@@ -12,6 +12,7 @@ module LeaseMachines
       # client whose connection failed is closed ({Session#recover}) and stays
       # closed: give the store a URL, a pool or ActiveRecord to have it
       # reconnect.
+      # @api private (also the fences' engine: Fences::MySQL)
       module Connections
         extend Stores::Connections::Engine
 
@@ -42,7 +43,6 @@ module LeaseMachines
           nil
         end
       end
-      private_constant :Connections
     end
   end
 end

@@ -15,6 +15,8 @@ module LeaseMachines
       # connection failed closes it; the store's own connection (from a URL)
       # and ActiveRecord's are opened again before the next call, a client the
       # caller gave stays closed.
+      #
+      # @api private; a fence's session (Fences::MySQL::Session) is one too.
       class Session
         # @return [Mysql2::Client]
         attr_reader :connection
@@ -77,7 +79,6 @@ module LeaseMachines
           nil
         end
       end
-      private_constant :Session
     end
   end
 end

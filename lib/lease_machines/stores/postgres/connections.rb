@@ -7,6 +7,7 @@ module LeaseMachines
       # themselves, shared with MySQL, are {Stores::Connections}): each
       # source's `with` yields a {Session} on a PG::Connection that is open
       # and idle (not inside a transaction).
+      # @api private (also the fences' engine: Fences::Postgres)
       module Connections
         extend Stores::Connections::Engine
 
@@ -43,7 +44,6 @@ module LeaseMachines
           nil # no socket left to silence
         end
       end
-      private_constant :Connections
     end
   end
 end

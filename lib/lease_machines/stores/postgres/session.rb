@@ -3,10 +3,12 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # One PG::Connection as the store uses it for a call: checked before
-      # use, and left usable after a failure. The connection object
-      # {Failures#transaction} and {Failures#committing} sort failures on. A
-      # connection source (Connections) yields one for every call.
+      # @api private: one PG::Connection as the store uses it for a call:
+      # checked before use, and left usable after a failure. The connection
+      # object {Failures#transaction} and {Failures#committing} sort failures
+      # on. A connection source (Connections) yields one for every call. A
+      # fence's session (Fences::Postgres::Session) is one too, which takes a
+      # connection inside the caller's transaction.
       class Session
         IDLE = PG::PQTRANS_IDLE
 
@@ -20,16 +22,29 @@ module LeaseMachines
         # Checks the connection before a call and reconnects a broken one.
         # @return [self]
         def ready
+          usable
+          return self if @connection.transaction_status == IDLE
+
+          raise Failures.in_transaction("PostgreSQL", ", so give the store a connection that is not in one")
+        end
+
+        # Checks the connection and reconnects it when it is broken (see
+        # #broken?). @return [self]
+        def usable
           conn = @connection
           unless conn.is_a?(PG::Connection)
             raise TypeError, "the connection source yielded #{conn.inspect}, expected a PG::Connection"
           end
           raise Failures.closed("PostgreSQL") if conn.finished?
 
-          reconnect if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
-          return self if conn.transaction_status == IDLE
+          reconnect if broken?
+          self
+        end
 
-          raise Failures.in_transaction("PostgreSQL", ", so give the store a connection that is not in one")
+        # Whether #usable reconnects: the connection broke, or a query of an
+        # interrupted call is still in flight on it.
+        def broken?
+          @connection.status != PG::CONNECTION_OK || @connection.transaction_status == PG::PQTRANS_ACTIVE
         end
 
         # Reconnects the same PG::Connection object (raising
@@ -109,7 +124,6 @@ module LeaseMachines
           answer == "COMMIT" ? nil : answer
         end
       end
-      private_constant :Session
     end
   end
 end

@@ -3,16 +3,15 @@
 module LeaseMachines
   module Fences
     # One ActiveRecord connection (adapter) as a guard uses it: the guard is
-    # `adapter.transaction(requires_new: true)`, so ActiveRecord's own
-    # transaction bookkeeping sees it. Outside a transaction that is a
-    # transaction of its own; inside one (an `ActiveRecord::Base.transaction`
-    # block, a Rails migration) a savepoint. The mark is raised by the first
-    # statement inside it, the block runs next, and ActiveRecord commits (or
-    # releases the savepoint). A refused mark raises FencedError and an
-    # exception from the block is re-raised: in both cases ActiveRecord rolls
-    # the transaction (or the savepoint) back, the mark with it. Raising
-    # ActiveRecord::Rollback in the block rolls back the same way and makes
-    # the guard return nil, as it does for `transaction`.
+    # a {GuardTransaction}, so ActiveRecord's own transaction bookkeeping
+    # sees it. Outside a transaction that is a transaction of its own; inside
+    # one (an `ActiveRecord::Base.transaction` block, a Rails migration) a
+    # savepoint. The mark is raised by the first statement inside it, the
+    # block runs next, and the guard commits (or releases the savepoint) when
+    # the block returns. A refused mark raises FencedError; the block left any
+    # other way rolls the transaction (or the savepoint) back, the mark with
+    # it. Raising ActiveRecord::Rollback in the block makes the guard return
+    # nil, as it does for `transaction`.
     #
     # The fence's own statements go through the adapter (logged and
     # instrumented as ActiveRecord's are); their failures raise StoreError.
@@ -59,15 +58,16 @@ module LeaseMachines
 
       # @return the block's value
       def guard(resource, token)
-        @adapter.transaction(requires_new: true) do
-          mode = @admission.mode
-          changed = statement do
-            @adapter.exec_update(@dialect.mark_sqls.fetch(mode), NAME, @dialect.mark_binds.call(mode, resource, token))
-          end
-          raise @admission.refusal(self, resource, token) unless changed == 1
+        GuardTransaction.run(@adapter) do
+          raise refusal(resource, token) unless mark(resource, token) == 1
 
           yield @adapter
         end
+      end
+
+      # @return [FencedError] the error for a refused mark
+      def refusal(resource, token)
+        @admission.refusal(self, resource, token)
       end
 
       # @return [Integer, nil] the resource's mark
@@ -98,6 +98,15 @@ module LeaseMachines
       end
 
       private
+
+      # Raises the mark; the engine's session may say it otherwise.
+      # @return [Integer] the rows it changed (0: refused)
+      def mark(resource, token)
+        mode = @admission.mode
+        statement do
+          @adapter.exec_update(@dialect.mark_sqls.fetch(mode), NAME, @dialect.mark_binds.call(mode, resource, token))
+        end
+      end
 
       def statement
         yield

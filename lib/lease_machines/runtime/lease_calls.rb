@@ -5,7 +5,7 @@ module LeaseMachines
     # One `hold` call's side of the authority: who asks (owner), for how long
     # (the cadence's ttl), on which clock; every call it makes to the
     # authority, and the event each one reports.
-    class Claim
+    class LeaseCalls
       # @return [#acquire] the authority
       attr_reader :authority
       # @return [String]

@@ -4,14 +4,20 @@ module LeaseMachines
   module Runtime
     # One `hold` call: acquire, run the block under the renewal thread,
     # release.
-    class Hold
-      def initialize(claim, wait:, interrupt:, callbacks:)
-        unless (wait.is_a?(Integer) || (wait.is_a?(Float) && wait.finite?)) && !wait.negative?
-          raise ArgumentError, "wait must be a finite, non-negative number of seconds, got #{wait.inspect}"
-        end
+    #
+    # An exception raised into the thread from outside (`Thread#kill`,
+    # `Timeout`, `Thread#raise`) reaches the block, and the acquire's pauses
+    # while it waits, but never a store call nor the steps between a grant
+    # and the `ensure` that releases it: it waits until the answer is in,
+    # the grant is released, and then goes on its way. A grant that
+    # committed is never left behind to run out its TTL, and only a lease
+    # this hold was granted is ever released.
+    class HoldCall
+      def initialize(calls, wait:, interrupt:, callbacks:)
+        Seconds.check(:wait, wait, positive: false)
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
 
-        @claim = claim
+        @calls = calls
         @wait = wait
         @interrupt = interrupt
         @callbacks = callbacks
@@ -19,28 +25,31 @@ module LeaseMachines
 
       # @return [Outcome]
       def run(&)
-        decision, sent_at = Acquisition.new(@claim, wait: @wait).call
-        return Outcome.new(held: false, value: nil, decision: decision) unless sent_at
+        Thread.handle_interrupt(Object => :never) do
+          decision, sent_at = Acquisition.new(@calls, wait: @wait).call
+          next Outcome.new(held: false, value: nil, decision: decision) unless sent_at
 
-        held = Held.new(claim: @claim, lease: decision.lease, sent_at: sent_at, cadence: @claim.cadence,
-                        callbacks: @callbacks)
-        Outcome.new(held: true, value: under(held, &), decision: decision)
+          held = Held.new(calls: @calls, lease: decision.lease, sent_at: sent_at, cadence: @calls.cadence,
+                          callbacks: @callbacks)
+          Outcome.new(held: true, value: under(held, &), decision: decision)
+        end
       end
 
       private
 
-      # Runs the block while the scheduler renews. LeaseLost from the renewal
-      # thread (interrupt: true) reaches the block only while it runs. One
+      # Runs the block while the scheduler renews (called with interrupts
+      # held back: the block is where they are let in). LeaseLost from the
+      # renewal thread (interrupt: true) reaches the block only while it runs. One
       # that lands after the block ended (it is held back while the lease is
       # released) is taken out of the thread's queue before it could replace
       # the block's outcome: its value, its own error or its throw is what the
       # caller gets.
       def under(held)
-        scheduler = Scheduler.for(@claim.clock)
-        Thread.handle_interrupt(LeaseLost => :never) do
+        scheduler = Scheduler.for(@calls.clock)
+        begin
           held.interrupt(Thread.current) if @interrupt
           scheduler.add(held)
-          Thread.handle_interrupt(LeaseLost => :immediate) { yield held }
+          Thread.handle_interrupt(Object => :immediate) { yield held }
         rescue FencedError => e
           held.fenced! if e.token == held.token # a fence refused this lease's token: terminal
           raise

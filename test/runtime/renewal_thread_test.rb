@@ -1,0 +1,34 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "lease_machines/testing"
+
+module LeaseMachines
+  # The renewal thread of the runtime's default clock, in real time: it ends
+  # about a second (Scheduler::LINGER) after the last hold ends, however far
+  # off the next renewal of that hold was planned.
+  class RenewalThreadTest < Minitest::Test
+    # Real seconds the test waits for the thread, well past LINGER, well
+    # short of the renewal the thread would otherwise wait for (100 s).
+    GENEROUS = 10
+
+    def test_the_thread_ends_about_a_second_after_the_last_hold_ends
+      scheduler = Runtime::Scheduler.for(Runtime::MonotonicClock)
+      thread = Stores::Memory.new.authority("nightly").hold(owner: 7, ttl: 300) do
+        renewals = scheduler.thread
+        Thread.pass until planning_the_next_renewal?(renewals) # it waits for the renewal due in 100 s
+        renewals
+      end.value
+      assert_instance_of Thread, thread, "the hold started the renewal thread"
+      assert thread.join(Runtime::Scheduler::LINGER + GENEROUS),
+             "the renewal thread was still there #{Runtime::Scheduler::LINGER + GENEROUS} s after the last hold ended"
+      assert_nil scheduler.thread
+    end
+
+    private
+
+    def planning_the_next_renewal?(thread)
+      thread.status == "sleep" && thread.backtrace.to_a.any? { |line| line.include?("sleep_until") }
+    end
+  end
+end

@@ -1,0 +1,32 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "lease_machines/stores/cli"
+
+module LeaseMachines
+  # One error tree: whatever the gem raises of its own is a LeaseMachines::Error.
+  class ErrorsTest < Minitest::Test
+    def test_every_error_class_of_the_gem_is_a_lease_machines_error
+      # The parts that declare errors, loaded without a database driver.
+      [Stores::Status, Fences::Table, Runtime].each { |part| refute_nil part }
+      errors = ObjectSpace.each_object(Class).select { |klass| klass < Exception && klass.name&.start_with?("LeaseMachines::") }
+
+      expected = %w[StoreError OutcomeUnknownError FencedError UnknownTokenError ExpiredTokenError ForgedTokenError
+                    UnfencedWriteError LeaseLost Occupied NotConfiguredError Stores::UnreadableStatusesError].map { |name| "LeaseMachines::#{name}" }
+      assert_empty expected - errors.map(&:name), "every error class is loaded"
+      assert_empty errors.reject { |klass| klass <= Error }.map(&:name)
+      assert_equal StandardError, Error.superclass
+    end
+
+    def test_rescuing_the_base_catches_a_fence_refusal_and_a_store_failure
+      [FencedError.new(resource: "r", token: 1, highest: 2), OutcomeUnknownError.new("lost")].each do |error|
+        caught = begin
+          raise error
+        rescue Error => e
+          e
+        end
+        assert_same error, caught
+      end
+    end
+  end
+end
