@@ -7,7 +7,8 @@ module LeaseMachines
   # holder's write, or lower the row's token by assigning it. Raised before
   # anything is sent (ActiveRecord rolls back the save's transaction); write
   # the row with `fenced_update!` (or `fenced_update_all`, `fenced_upsert!`).
-  class UnfencedWriteError # < Error (errors.rb)
+  # A LeaseMachines::Error, declared in errors.rb.
+  class UnfencedWriteError
     # @return [ActiveRecord::Base] the record whose save was refused
     attr_reader :record
 
