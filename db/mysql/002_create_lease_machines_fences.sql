@@ -16,20 +16,21 @@
 -- comparison around. resource is VARBINARY(255), compared byte for byte.
 --
 -- admitted counts the guards that passed (and committed). Every admitted guard
--- increments it, so the guard's UPDATE always changes the row it admits, and
--- its row count means the same whether or not the client counts matched rows
--- (CLIENT_FOUND_ROWS, which mysql2 and ActiveRecord set) or changed ones:
+-- of an existing row increments it, so the guard's statement changes the row
+-- it admits (2 rows) and leaves a refused one as it was (0 rows, or 1 when the
+-- client counts matched rows, CLIENT_FOUND_ROWS, which mysql2 and ActiveRecord
+-- set; an inserted row counts 1 too, and a second statement tells them apart):
 --
---   UPDATE lease_machines_fences SET admitted = admitted + 1, highest = <token>
---    WHERE resource = <resource> AND (highest IS NULL OR highest <= <token>)
+--   INSERT INTO lease_machines_fences (resource, highest, admitted) VALUES (<resource>, <token>, 0)
+--   ON DUPLICATE KEY UPDATE admitted = IF(<mark admits token>, admitted + 1, admitted),
+--                           highest = IF(<mark admits token>, <token>, highest)
 --
--- (then, when no row changed, INSERT IGNORE of the resource's first row, and
--- the UPDATE once more if another guard created it meanwhile). The UPDATE
--- takes the resource's row lock whether or not it changes the row, and reads
--- the newest committed mark (InnoDB's current read, under every isolation
--- level), so concurrent guards of one resource are ordered by the lock. No row
--- changed means the token is below the mark: the write is fenced. The library
--- never deletes a row and never lowers a mark; neither should you.
+-- The statement takes the resource's row lock (inserting the row, or finding
+-- it) and reads the newest committed mark (InnoDB's current read, under every
+-- isolation level), so concurrent guards of one resource are ordered by the
+-- lock, the first write of a new resource too (docs/FENCES.md says why the row
+-- is not looked for with an UPDATE first). The library never deletes a row and
+-- never lowers a mark; neither should you.
 CREATE TABLE IF NOT EXISTS lease_machines_fences (
   resource VARBINARY(255)  NOT NULL,
   highest  DECIMAL(20,0),

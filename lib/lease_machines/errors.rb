@@ -25,6 +25,10 @@ module LeaseMachines
   # A fence with signing keys refused a token whose proof none of its keys made.
   class ForgedTokenError < UnknownTokenError; end
 
+  # A plain save of an existing row of a fenced model (Fences::Record) would
+  # write without comparing tokens: refused, nothing was written.
+  class UnfencedWriteError < Error; end
+
   # A held lease can no longer be relied upon (at risk, expired or fenced).
   class LeaseLost < Error; end
 

@@ -27,7 +27,7 @@ end
 require_relative "fences/token"
 require_relative "fences/pass"
 require_relative "fences/admission"
-require_relative "fences/resource_name"
+require "lease_machines/stores/resource_name"
 require_relative "fences/stored_token"
 require_relative "fences/schema"
 require_relative "fences/failures"

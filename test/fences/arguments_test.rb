@@ -68,13 +68,11 @@ module LeaseMachines
       end
       assert_equal 1, fences.guard("é" * 127, 1) { 1 }, "255 bytes of UTF-8 are fine"
       latin = "caf\xE9".b.force_encoding(Encoding::ISO_8859_1)
-      fences.guard(latin, 2) { nil }
-      assert_equal 2, fences.highest("café"), "names are compared as UTF-8"
-    end
-
-    def test_a_resource_name_is_the_same_as_a_stores
-      name = "reports/nightly-2024"
-      assert_equal Stores.resource_name(name), Fences::ResourceName.check(name)
+      error = assert_raises(ArgumentError) { fences.guard(latin, 2) { flunk "ran" } }
+      assert_equal 'resource must be UTF-8, got "caf\xE9" (ISO-8859-1): a name is its bytes, never transcoded; ' \
+                   "encode it to UTF-8 first", error.message
+      fences.guard("café".b, 2) { nil }
+      assert_equal 2, fences.highest("café"), "names are compared byte for byte (test/unit/resource_name_test.rb)"
     end
 
     def test_connections_of_the_wrong_kind_are_refused_when_the_fence_is_made

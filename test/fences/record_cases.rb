@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "fence_helper"
+require_relative "unfenced_record_writes"
 require "lease_machines/fences/active_record"
 
 module LeaseMachines
@@ -11,6 +12,7 @@ module LeaseMachines
   # compared by a raw SQL query).
   module RecordCases
     include FenceTestHelper
+    include UnfencedRecordWriteCases
 
     TABLE = "fenced_reports"
 
@@ -152,7 +154,7 @@ module LeaseMachines
       row = versioned.create!(body: "first")
       assert row.fenced_update!(3, body: "by 3")
       assert_equal [1, 1], [row.lock_version, versioned.find(row.id).lock_version]
-      assert row.update!(body: "a plain update! after it") # no StaleObjectError: memory and row agree
+      assert row.fenced_update!(3, body: "a second write") # lock_version 1 in memory and in the row: no conflict
       assert_raises(FencedError) { row.fenced_update!(2, body: "stale") }
       assert_equal 2, row.lock_version, "put back after the refusal"
       assert_equal [2, 3], versioned.where(id: row.id).pick(:lock_version, :lease_token)

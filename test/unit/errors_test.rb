@@ -12,7 +12,8 @@ module LeaseMachines
       errors = ObjectSpace.each_object(Class).select { |klass| klass < Exception && klass.name&.start_with?("LeaseMachines::") }
 
       expected = %w[StoreError OutcomeUnknownError FencedError UnknownTokenError ExpiredTokenError ForgedTokenError
-                    LeaseLost Occupied NotConfiguredError Stores::UnreadableStatusesError].map { |name| "LeaseMachines::#{name}" }
+                    UnfencedWriteError LeaseLost Occupied NotConfiguredError
+                    Stores::UnreadableStatusesError].map { |name| "LeaseMachines::#{name}" }
       assert_empty expected - errors.map(&:name), "every error class is loaded"
       assert_empty errors.reject { |klass| klass <= Error }.map(&:name)
       assert_equal StandardError, Error.superclass

@@ -16,7 +16,7 @@ module LeaseMachines
       # @param lease [Lease, Integer] the lease, or its token
       # @param proof [String, nil] with a token: its proof
       def initialize(resource, lease, proof: nil)
-        @resource = ResourceName.check(resource)
+        @resource = Stores.resource_name(resource, argument: "resource")
         @token, @proof = Token.presented(lease, proof)
         freeze
       end

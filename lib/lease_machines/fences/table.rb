@@ -50,7 +50,7 @@ module LeaseMachines
       #   written), or COMMIT is refused; [OutcomeUnknownError] when the
       #   connection fails during COMMIT
       def guard(resource, token, proof: nil, &block)
-        resource = ResourceName.check(resource)
+        resource = Stores.resource_name(resource, argument: "resource")
         token, proof = Token.presented(token, proof)
         raise ArgumentError, "guard needs a block: the writes the fence protects" unless block
 
@@ -66,7 +66,7 @@ module LeaseMachines
       # @return [Integer, nil] the resource's committed mark (as the
       #   connection's transaction sees it), nil when no write was guarded yet
       def highest(resource)
-        resource = ResourceName.check(resource)
+        resource = Stores.resource_name(resource, argument: "resource")
         @source.with { |session| read_mark(session, resource) }
       end
 

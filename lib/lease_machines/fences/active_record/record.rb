@@ -25,6 +25,8 @@ module LeaseMachines
     #
     # Token 0 is never issued: it is refused before anything is sent
     # (FencedError, or 0 rows for the `_all` form), as everywhere in the gem.
+    # A plain save, save!, update or update! of an existing row raises
+    # {UnfencedWriteError}: it would write without comparing tokens.
     # Only ActiveRecord's public API is used (Rails 6.1 to 8). See
     # docs/FENCES.md, "Fenced rows".
     module Record
@@ -36,6 +38,7 @@ module LeaseMachines
         end
 
         model.extend(ClassMethods)
+        model.before_update(:refuse_unfenced_write)
       end
 
       # The class side: the configuration and the statements for many rows.
@@ -124,6 +127,19 @@ module LeaseMachines
         column = self.class.fence_column
         token, resource = column.admission.presented(self.class, token)
         RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column), resource)
+      end
+
+      private
+
+      # A before_update callback: an existing row is written by the fenced
+      # forms only (they run no callbacks); a plain save that would change
+      # it raises. A save with nothing to write passes, and so does creating
+      # a row (`create!(..., lease_token: token)` is the fenced create).
+      # Writes that skip callbacks (update_columns, update_all, upsert_all,
+      # SQL) are ActiveRecord's raw writes, not fenced either.
+      def refuse_unfenced_write
+        column = self.class.fence_column
+        raise UnfencedWriteError.new(self, column.name) if has_changes_to_save?
       end
     end
   end

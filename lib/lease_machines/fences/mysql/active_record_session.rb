@@ -7,6 +7,24 @@ module LeaseMachines
       # binds nothing without prepared statements), and no DDL inside a
       # transaction (DDL commits it).
       class ActiveRecordMySQLSession < ActiveRecordSession
+        # A deadlock during the mark (see {Statements.mark}) rolled back the
+        # whole transaction: when it was the guard's own (none was open
+        # before), nothing of the block has run, and the guard runs again, up
+        # to Statements::DEADLOCK_ATTEMPTS times in all; inside the caller's
+        # transaction it is raised.
+        def guard(resource, token, &)
+          own = !@adapter.transaction_open?
+          attempts = 1
+          begin
+            super
+          rescue DeadlockedMark => e
+            raise e.cause unless own && attempts < Statements::DEADLOCK_ATTEMPTS
+
+            attempts += 1
+            retry
+          end
+        end
+
         # The error for a refused mark, read with locking reads (see
         # {Statements.highest_sql}).
         def refusal(resource, token)
@@ -44,8 +62,16 @@ module LeaseMachines
 
         private
 
+        # Raised through the guard's transaction (which rolls back) for a
+        # mark that a deadlock rolled back; its cause is the StoreError.
+        class DeadlockedMark < StandardError; end
+
         def mark(resource, token)
           statement { Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) } }
+        rescue StoreError => e
+          raise e unless Statements.deadlock?(e.cause)
+
+          raise DeadlockedMark, e.message
         end
       end
     end

@@ -37,7 +37,7 @@ module LeaseMachines
 
         def begin_and_mark(resource, token)
           @connection.query("START TRANSACTION")
-          mark(resource, token)
+          mark(resource, token, restart: true) # its own transaction: begun again after a deadlock
         end
 
         def savepoint_and_mark(resource, token)
@@ -45,8 +45,8 @@ module LeaseMachines
           mark(resource, token)
         end
 
-        def mark(resource, token)
-          Statements.mark(@admission.mode, resource, token) do |sql|
+        def mark(resource, token, restart: false)
+          Statements.mark(@admission.mode, resource, token, restart: restart) do |sql|
             @connection.query(sql)
             @connection.affected_rows
           end

@@ -17,25 +17,72 @@ module LeaseMachines
         SAVEPOINT = "lease_machines_fence"
         # A shared-lock read (MySQL 8 also spells it FOR SHARE; MariaDB only this way).
         LOCKING = " LOCK IN SHARE MODE"
+        DEADLOCK = 1213 # ER_LOCK_DEADLOCK: the server rolled the whole transaction back
+        # How many times a guard's own transaction, rolled back by a deadlock
+        # during its mark (before the block ran), is begun and marked again.
+        DEADLOCK_ATTEMPTS = 5
+        RESTART = ["ROLLBACK", "START TRANSACTION"].freeze
         ENGINE_SQL = "SELECT ENGINE FROM information_schema.TABLES " \
                      "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '#{TABLE}'".freeze
 
         class << self
           # Raises the mark of `resource` to `token`, running each statement
-          # with the block (sql -> rows changed): the UPDATE; when it changed
-          # nothing, the first row (INSERT IGNORE); when that found a row
-          # another guard had created, the UPDATE again. @return [Integer] 1
-          #   when the token was admitted, else 0
-          def mark(mode, resource, token)
-            raising = raise_sql(mode, resource, token)
-            return 1 if yield(raising) == 1
-            return 1 if yield(create_sql(mode, resource, token)) == 1
+          # with the block (sql -> rows changed, as the client counts them).
+          #
+          # The first statement is an INSERT ... ON DUPLICATE KEY UPDATE:
+          # it inserts the resource's first row (the token admitted), or,
+          # when the row exists, takes its exclusive row lock and raises the
+          # mark (and the `admitted` counter) when the mark is NULL or at most
+          # the token. It counts 1 for an insert and 2 for a changed row; an
+          # unchanged row (a refusal) counts 0, or 1 under CLIENT_FOUND_ROWS
+          # (which mysql2 and ActiveRecord set). So 2 is admitted and 0 is
+          # refused; only a 1 asks a second statement, which changes the row
+          # when it holds this very token (then it was the insert: a refused
+          # row holds a greater one).
+          #
+          # Why not the UPDATE first, and the INSERT only when it found no
+          # row: an UPDATE (any locking read) of a missing row takes a gap
+          # lock under REPEATABLE READ, gap locks do not exclude each other,
+          # and every guard's INSERT then waits for the others' gap locks: a
+          # deadlock, which rolls back the guard's whole transaction (the
+          # caller's too, inside one), whenever two guards make the first
+          # write of a resource at once. Nor INSERT IGNORE first: it takes a
+          # shared lock on a row it finds, and two guards holding it both wait
+          # to upgrade it for their UPDATE. An INSERT that finds the row takes
+          # it exclusively (ON DUPLICATE KEY UPDATE), so guards of one
+          # resource, new or not, queue on one row lock and never hold a lock
+          # another is waiting for.
+          #
+          # One case still deadlocks: the guard that inserted the row rolls
+          # back (its block raised, or its connection failed) while others
+          # wait for the row; InnoDB then rolls back one of them, whole. With
+          # `restart` (the guard's own transaction, begun just before: nothing
+          # of the caller's has run, nothing is lost), the mark begins that
+          # transaction again and runs once more, up to DEADLOCK_ATTEMPTS
+          # times in all. Inside the caller's transaction it cannot (the server
+          # rolled back the caller's work too): the deadlock is raised.
+          # @return [Integer] 1 when the token was admitted, else 0
+          def mark(mode, resource, token, restart: false, &run)
+            attempts = 1
+            begin
+              mark_once(mode, resource, token, &run)
+            rescue StandardError => e
+              raise unless restart && deadlock?(e) && attempts < DEADLOCK_ATTEMPTS
 
-            yield(raising) == 1 ? 1 : 0
+              attempts += 1
+              RESTART.each(&run)
+              retry
+            end
+          end
+
+          # Whether `error` (a driver's, or ActiveRecord's around it) is
+          # InnoDB's deadlock, after which nothing of the transaction is left.
+          def deadlock?(error)
+            [error, error.cause].any? { |e| e.is_a?(Mysql2::Error) && e.error_number == DEADLOCK }
           end
 
           # `locking`: a locking read (the newest committed row, as the mark's
-          # UPDATE saw it, not the transaction's REPEATABLE READ snapshot),
+          # statement saw it, not the transaction's REPEATABLE READ snapshot),
           # for the error of a refused mark.
           def highest_sql(resource, locking: false)
             "SELECT highest FROM #{TABLE} WHERE resource = #{literal(resource)}#{LOCKING if locking}"
@@ -50,6 +97,14 @@ module LeaseMachines
 
           private
 
+          def mark_once(mode, resource, token)
+            case yield(mark_sql(mode, resource, token))
+            when 2 then 1
+            when 1 then yield(inserted_sql(resource, token)) == 1 ? 1 : 0
+            else 0
+            end
+          end
+
           def literal(resource)
             "X'#{resource.unpack1('H*')}'"
           end
@@ -58,18 +113,29 @@ module LeaseMachines
             Integer(token).to_s
           end
 
-          def raise_sql(mode, resource, token)
+          # The resource's first row, or its mark raised (see {mark}). A
+          # bound fence's row comes from a SELECT of the store's row: when
+          # the store does not admit the token, it gives no row, so nothing is
+          # inserted or updated, no fence row is locked, and the count is 0.
+          def mark_sql(mode, resource, token)
             t = digits(token)
-            "UPDATE #{TABLE} SET admitted = admitted + 1, highest = #{t} WHERE resource = #{literal(resource)} " \
-              "AND (highest IS NULL OR highest <= #{t})#{" AND EXISTS (#{store_sql(mode, resource, t)})" if mode != :any}"
+            admits = "#{TABLE}.highest IS NULL OR #{TABLE}.highest <= #{t}"
+            row = if mode == :any
+                    "VALUES (#{literal(resource)}, #{t}, 0)"
+                  else
+                    "SELECT #{literal(resource)}, #{t}, 0 FROM (#{store_sql(mode, resource, t)}) AS issued"
+                  end
+            "INSERT INTO #{TABLE} (resource, highest, admitted) #{row} ON DUPLICATE KEY UPDATE " \
+              "admitted = IF(#{admits}, #{TABLE}.admitted + 1, #{TABLE}.admitted), " \
+              "highest = IF(#{admits}, #{t}, #{TABLE}.highest)"
           end
 
-          def create_sql(mode, resource, token)
-            t = digits(token)
-            insert = "INSERT IGNORE INTO #{TABLE} (resource, highest, admitted)"
-            return "#{insert} VALUES (#{literal(resource)}, #{t}, 1)" if mode == :any
-
-            "#{insert} SELECT #{literal(resource)}, #{t}, 1 FROM (#{store_sql(mode, resource, t)}) AS issued"
+          # After a mark that counted 1: changes the row (1) when it holds
+          # the token, that is when the mark inserted it (with `admitted` 0,
+          # which this makes 1).
+          def inserted_sql(resource, token)
+            "UPDATE #{TABLE} SET admitted = admitted + 1 WHERE resource = #{literal(resource)} " \
+              "AND highest = #{digits(token)}"
           end
 
           # The store's row of `resource` when it issued the token (`digits`;
