@@ -21,10 +21,10 @@ module LeaseMachines
 
       require "active_record"
       require "active_job"
-      ActiveJob::Base.logger = Logger.new(nil)
-      ActiveRecord::Migration.verbose = false
-      Object.const_set(:ApplicationRecord, Class.new(ActiveRecord::Base) { self.abstract_class = true })
-      Object.const_set(:ApplicationJob, Class.new(ActiveJob::Base))
+      ::ActiveJob::Base.logger = Logger.new(nil)
+      ::ActiveRecord::Migration.verbose = false
+      Object.const_set(:ApplicationRecord, Class.new(::ActiveRecord::Base) { self.abstract_class = true })
+      Object.const_set(:ApplicationJob, Class.new(::ActiveJob::Base))
       require "lease_machines/active_job" # what the Railtie does once ActiveJob is loaded
       ::ApplicationRecord.establish_connection(adapter: "sqlite3", database: ":memory:")
       ::ApplicationRecord.connection.create_table(:reports) do |t|
