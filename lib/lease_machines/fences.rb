@@ -14,7 +14,8 @@ module LeaseMachines
     # true`) reads in the fence's own database (db/*/001_create_lease_machines_resources.sql).
     STORE_TABLE = "lease_machines_resources"
     STORE_TABLE_HINT = "a fence bound to its store (store: true) needs the store's table in its database: create " \
-                       "it with the store's setup! (LeaseMachines::Stores::SQLite or Stores::Postgres, on this database)"
+                       "it with the store's setup! (LeaseMachines::Stores::SQLite, Stores::Postgres or " \
+                       "Stores::MySQL, on this database)"
 
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/fences/sqlite"

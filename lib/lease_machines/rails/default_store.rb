@@ -49,7 +49,8 @@ module LeaseMachines
 
         def unknown(adapter)
           raise NotConfiguredError, "lease_machines has no store for the #{adapter.inspect} adapter: set config.store " \
-                                    "in config/initializers/lease_machines.rb (PostgreSQL and SQLite are supported)"
+                                    "in config/initializers/lease_machines.rb (PostgreSQL, MySQL, MariaDB and SQLite " \
+                                    "are supported)"
         end
       end
     end
