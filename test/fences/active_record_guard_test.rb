@@ -27,6 +27,7 @@ module LeaseMachines
     include JoiningContract
     include FenceTestHelper::SQLiteData
     include ActiveRecordGuardCases
+    include ActiveRecordSetupJoinsCases
 
     def setup
       super
@@ -48,6 +49,7 @@ module LeaseMachines
     include JoiningContract
     include FenceTestHelper::PostgresData
     include ActiveRecordGuardCases
+    include ActiveRecordSetupJoinsCases
 
     def setup
       super

@@ -2,6 +2,7 @@
 
 require_relative "connection_fault_cases"
 require_relative "server_guard_cases"
+require_relative "active_record_guard_cases"
 require_relative "mysql_fence_helper"
 require "active_record"
 
@@ -189,50 +190,20 @@ module LeaseMachines
     include GuardContract
     include JoiningContract
     include FenceTestHelper::MySQLData
+    include ActiveRecordGuardCases
 
     def setup
       super
       FenceMySQLRecord.establish_connection(@url) unless FenceMySQLRecord.connected?
     end
 
-    def new_fences
-      Fences::MySQL.new(FenceMySQLRecord)
-    end
+    def record_class = FenceMySQLRecord
+
+    def report_model = FenceMySQLReport
 
     def write(conn, name, body)
       assert_same FenceMySQLRecord.connection, conn, "the block gets the thread's own ActiveRecord connection"
       driver_write(conn.raw_connection, name, body)
-    end
-
-    def outer_transaction(commit:, &block)
-      FenceMySQLRecord.transaction do
-        block.call(FenceMySQLRecord.connection)
-        raise ::ActiveRecord::Rollback unless commit
-      end
-    end
-
-    def test_models_written_in_the_block_are_in_the_guarded_transaction
-      resource = unique_name
-      assert_raises(RuntimeError) do
-        fences.guard(resource, 3) do
-          FenceMySQLReport.create!(name: resource, body: "by a model, rolled back")
-          raise "render failed"
-        end
-      end
-      assert_nil committed_body(resource)
-      fences.guard(resource, 3) { FenceMySQLReport.create!(name: resource, body: "by a model") }
-      assert_equal "by a model", committed_body(resource)
-      assert_equal 3, fences.highest(resource)
-    end
-
-    def test_a_pool_and_a_single_connection_work_the_same
-      [FenceMySQLRecord.connection_pool, FenceMySQLRecord.connection].each do |connection|
-        resource = unique_name
-        other = Fences::MySQL.new(connection)
-        other.guard(resource, 2) { |conn| write(conn, resource, "by 2") }
-        assert_fenced(resource, 1, 2) { other.guard(resource, 1) { flunk "ran" } }
-        assert_equal [2, "by 2"], [other.highest(resource), committed_body(resource)]
-      end
     end
 
     def test_setup_inside_a_transaction_is_refused
@@ -241,11 +212,6 @@ module LeaseMachines
         assert_match(/commits the open transaction/, error.message)
       end
       assert_same fences, fences.setup!
-    end
-
-    def test_a_fence_of_another_engine_is_refused_with_a_clear_error
-      error = assert_raises(TypeError) { Fences::SQLite.new(FenceMySQLRecord).guard(unique_name, 1) { flunk "ran" } }
-      assert_match(/\Athe ActiveRecord connection is Mysql2, not SQLite/, error.message)
     end
   end
 end
