@@ -279,37 +279,32 @@ module LeaseMachines
     end
 
     def test_a_raising_block_inside_a_transaction_rolls_back_to_the_savepoint
-      resource = unique_name
-      fences.guard(resource, 5) { |conn| write(conn, resource, "by 5") }
-
-      outer_transaction(commit: true) do |conn|
-        write(conn, "#{resource}/before", "before")
-        assert_raises(RuntimeError) do
-          fences.guard(resource, 6) do |c|
-            write(c, resource, "by 6, rolled back")
-            raise "render failed"
-          end
-        end
-        write(conn, "#{resource}/after", "after")
+      assert_left_guard_rolls_back_to_the_savepoint do |guard|
+        assert_raises(RuntimeError) { guard.call { raise "render failed" } }
       end
-
-      assert_equal "by 5", committed_body(resource)
-      assert_equal %w[before after], [committed_body("#{resource}/before"), committed_body("#{resource}/after")]
-      assert_equal 5, fences.highest(resource)
     end
 
     def test_a_guard_left_by_throw_inside_a_transaction_rolls_back_to_the_savepoint
+      assert_left_guard_rolls_back_to_the_savepoint do |guard|
+        catch(:leave) { guard.call { throw :leave } }
+      end
+    end
+
+    # Runs, inside the caller's transaction, a guard whose block writes and
+    # is then left by `leave`; the caller's statements before and after it
+    # commit, and nothing of the guard.
+    def assert_left_guard_rolls_back_to_the_savepoint(&leave)
       resource = unique_name
       fences.guard(resource, 5) { |conn| write(conn, resource, "by 5") }
 
       outer_transaction(commit: true) do |conn|
         write(conn, "#{resource}/before", "before")
-        catch(:leave) do
+        leave.call(lambda do |&leaving|
           fences.guard(resource, 6) do |c|
             write(c, resource, "by 6, rolled back")
-            throw :leave
+            leaving.call
           end
-        end
+        end)
         write(conn, "#{resource}/after", "after")
       end
 
