@@ -112,14 +112,18 @@ module LeaseMachines
 
       # Runs the statement that commits (the block) and sorts its failures:
       # refused, nothing committed (StoreError); anything else, outcome
-      # unknown after the connection is recovered; an interrupt the same, from `ensure`.
+      # unknown after the connection is recovered; an interrupt the same, from
+      # `ensure`. A statement that succeeded while the server warned is outcome
+      # unknown too: PostgreSQL answers a COMMIT whose wait for a synchronous
+      # standby was cancelled with success and a WARNING (committed here,
+      # perhaps not on the standby a failover promotes). The severity is what
+      # counts, not the text: that WARNING has no SQLSTATE of its own.
       # @return the block's value
-      def committing(what, connection)
+      def committing(what, connection, &)
         settled = false
         begin
-          value = yield
+          value, warnings = watching(connection, &)
           settled = true
-          value
         rescue StoreError
           settled = true
           raise
@@ -135,6 +139,9 @@ module LeaseMachines
         ensure
           connection.recover unless settled
         end
+        raise warned(what, warnings) unless warnings.empty?
+
+        value
       end
 
       # The connection could not be opened (or reopened).
@@ -145,6 +152,20 @@ module LeaseMachines
       end
 
       private
+
+      # @return [Array(Object, Array<String>)] the block's value and the
+      #   warnings the server sent while it ran (none where the session
+      #   cannot tell)
+      def watching(connection, &)
+        return [yield, []] unless connection.respond_to?(:warnings_while)
+
+        connection.warnings_while(&)
+      end
+
+      def warned(what, warnings)
+        OutcomeUnknownError.new("#{@label}: the server warned during #{what}: #{warnings.first}, " \
+                                "#{self.class::UNKNOWN}")
+      end
 
       def hint(error)
         hint = @driver.hint

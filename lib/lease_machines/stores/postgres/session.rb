@@ -109,6 +109,34 @@ module LeaseMachines
         end
         private :poll
 
+        # Runs the block with a notice receiver that keeps every WARNING the
+        # server sends (its message and detail), then gives the connection
+        # back the receiver it had (the caller's, or libpq's default).
+        # @return [Array(Object, Array<String>)] the block's value and the warnings
+        def warnings_while
+          warnings = []
+          previous = @connection.set_notice_receiver do |notice|
+            warnings << warning(notice) if warning?(notice)
+            previous&.call(notice)
+          end
+          begin
+            [yield, warnings]
+          ensure
+            previous ? @connection.set_notice_receiver(&previous) : @connection.set_notice_receiver
+          end
+        end
+
+        def warning?(notice)
+          severity = notice.error_field(PG::PG_DIAG_SEVERITY_NONLOCALIZED) || notice.error_field(PG::PG_DIAG_SEVERITY)
+          severity == "WARNING"
+        end
+
+        def warning(notice)
+          detail = notice.error_field(PG::PG_DIAG_MESSAGE_DETAIL)
+          "#{notice.error_field(PG::PG_DIAG_MESSAGE_PRIMARY)}#{" (#{detail})" if detail}"
+        end
+        private :warning?, :warning
+
         # @return [String, nil] nil when COMMIT committed, else what the server
         #   answered (ROLLBACK, when a statement in the transaction had failed)
         def commit
