@@ -15,17 +15,20 @@ module LeaseMachines
   class GuidesTest < DocExamples
     GUIDES = %w[docs/STORES.md docs/FENCES.md docs/JOBS.md].freeze
 
-    # What a Rails app defines before its models and jobs, once per process.
+    # What a Rails app defines before its models and jobs (once per
+    # process), and its database (once per test, see #disconnect).
     def self.rails_app!
-      return if defined?(::ApplicationRecord) && defined?(::ApplicationJob)
+      unless defined?(::ApplicationRecord) && defined?(::ApplicationJob)
+        require "active_record"
+        require "active_job"
+        ::ActiveJob::Base.logger = Logger.new(nil)
+        ::ActiveRecord::Migration.verbose = false
+        Object.const_set(:ApplicationRecord, Class.new(::ActiveRecord::Base) { self.abstract_class = true })
+        Object.const_set(:ApplicationJob, Class.new(::ActiveJob::Base))
+        require "lease_machines/active_job" # what the Railtie does once ActiveJob is loaded
+      end
+      return if ::ApplicationRecord.connected? && ::ApplicationRecord.connection_db_config.adapter == "sqlite3"
 
-      require "active_record"
-      require "active_job"
-      ::ActiveJob::Base.logger = Logger.new(nil)
-      ::ActiveRecord::Migration.verbose = false
-      Object.const_set(:ApplicationRecord, Class.new(::ActiveRecord::Base) { self.abstract_class = true })
-      Object.const_set(:ApplicationJob, Class.new(::ActiveJob::Base))
-      require "lease_machines/active_job" # what the Railtie does once ActiveJob is loaded
       ::ApplicationRecord.establish_connection(adapter: "sqlite3", database: ":memory:")
       ::ApplicationRecord.connection.create_table(:reports) do |t|
         t.string :day, null: false
@@ -51,8 +54,17 @@ module LeaseMachines
           end
         ensure
           LeaseMachines.reset_configuration!
+          disconnect
         end
       end
+    end
+
+    # ApplicationRecord is Rails' primary class: its connection is
+    # ActiveRecord::Base's. Let go of it after each example, so that the
+    # suites connecting ActiveRecord::Base to a database of their own (the
+    # ActiveRecord store tests) never find it on this one.
+    def disconnect
+      ::ApplicationRecord.remove_connection if defined?(::ApplicationRecord) && ::ApplicationRecord.connected?
     end
 
     def test_the_guides_have_checked_examples
