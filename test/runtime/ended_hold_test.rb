@@ -71,7 +71,7 @@ module LeaseMachines
       assert_predicate held, :lost?, message
       assert_predicate held, :at_risk?, message
       assert_in_delta 0.0, held.remaining, 0.0, message
-      error = assert_raises(LeaseLost, message) { held.check! }
+      error = assert_raises(LeaseLost) { held.check! }
       assert_equal %i[released released], [error.state, error.reason], message
       assert_equal "lease on \"nightly\" with token #{held.token} is released (released)", error.message
       assert_equal [], events(:lost), "an ended hold is not a lost lease"
