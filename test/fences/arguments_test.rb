@@ -72,7 +72,7 @@ module LeaseMachines
       assert_equal 'resource must be UTF-8, got "caf\xE9" (ISO-8859-1): a name is its bytes, never transcoded; ' \
                    "encode it to UTF-8 first", error.message
       fences.guard("café".b, 2) { nil }
-      assert_equal 2, fences.highest("café"), "names are compared byte for byte (test/unit/resource_name_test.rb)"
+      assert_equal 2, fences.highest("café"), "names are compared byte for byte (test/stores/resource_name_test.rb)"
     end
 
     def test_connections_of_the_wrong_kind_are_refused_when_the_fence_is_made
