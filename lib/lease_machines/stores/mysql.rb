@@ -40,11 +40,13 @@ module LeaseMachines
         @fast_path = FastPath.new(@connections, @failures)
       end
 
-      # @api private: one decision: compare-and-set, or with a before_commit hook a locked transaction.
+      # @api private: one decision: compare-and-set, or a locked transaction
+      # with a before_commit hook or after the compare-and-set lost
+      # {FastPath::ATTEMPTS} races in a row.
       def decide(name, request)
         return super if before_commit
 
-        @fast_path.decide(name, request)
+        @fast_path.decide(name, request) || super
       rescue Mysql2::Error => e
         raise @failures.unavailable(e)
       end

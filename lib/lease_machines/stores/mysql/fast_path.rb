@@ -5,8 +5,6 @@ require_relative "../fast_path"
 module LeaseMachines
   module Stores
     class MySQL < Store
-      MAX_ATTEMPTS = Stores::FastPath::MAX_ATTEMPTS
-
       # In autocommit mode each statement has its own snapshot, so REPEATABLE
       # READ shows the newest row; the write is {SQL.compare_and_set}.
       class FastPath < Stores::FastPath

@@ -5,8 +5,6 @@ require_relative "../fast_path"
 module LeaseMachines
   module Stores
     class Postgres < Store
-      MAX_ATTEMPTS = Stores::FastPath::MAX_ATTEMPTS
-
       # A grant that meets another decision's uncommitted write answers
       # Native::Request#on_contention (decided in the core).
       class FastPath < Stores::FastPath
