@@ -54,7 +54,7 @@ module LeaseMachines
       Process.kill(:CONT, pid)
       to_child.puts("go")
       assert_equal "true,true,fenced,true,lost", read_line(from_child)
-      assert_predicate wait_child(pid), :success?
+      assert_child_succeeded(pid)
       assert_equal 2, new_store.authority(name).checkpoint.lease.token, "the old holder released nothing of the new one's"
     ensure
       [to_child, from_child].each { |io| io&.close unless io&.closed? }
@@ -91,7 +91,7 @@ module LeaseMachines
           end
           raise "the child renewed #{renewed.uniq.inspect}" unless renewed.uniq == ["#{name}-child"]
         end
-        assert_predicate wait_child(pid), :success?
+        assert_child_succeeded(pid)
         held.check!
       end
     end
@@ -113,7 +113,7 @@ module LeaseMachines
       assert_equal ["deposed 1", "resumed leader?=false"], [read_line(first_out), read_line(first_out)].sort
       [first_control, second_control].each { |io| io.puts("stop") }
       assert_equal "deposed 2", read_line(second_out)
-      [first, second].each { |pid| assert_predicate wait_child(pid), :success? }
+      [first, second].each { |pid| assert_child_succeeded(pid) }
       assert_nil new_store.authority(name).checkpoint.lease, "the last leader released on stop"
     ensure
       [first_out, first_control, second_out, second_control].each { |io| io&.close unless io&.closed? }

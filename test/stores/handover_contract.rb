@@ -74,7 +74,7 @@ module LeaseMachines
       sleep 0.05
       yield
       seen = Marshal.load(reader.read) # rubocop:disable Security/MarshalLoad -- our own child's answer
-      assert_predicate wait_child(pid), :success?
+      assert_child_succeeded(pid)
       seen
     ensure
       reader&.close

@@ -161,7 +161,7 @@ module LeaseMachines
         end
       end
       results_writer.close
-      pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
+      pids.each { |pid| assert_child_succeeded(pid, timeout: 60) }
       tokens = results_reader.read.split(/[,\n]/).map { |token| Integer(token, 10) }
       assert_equal 240, tokens.size
       assert_equal (1..240).to_a, tokens.sort, "each grant got its own token, and every one was committed"

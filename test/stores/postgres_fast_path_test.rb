@@ -215,7 +215,7 @@ module LeaseMachines
       install_version_log
       reports = Dir.mktmpdir("lease_machines_cas")
       pids = Array.new(3) { |index| fork_child { contend(name, index + 1, File.join(reports, "#{index + 1}.txt")) } }
-      pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
+      pids.each { |pid| assert_child_succeeded(pid, timeout: 60) }
       versions = @admin.exec_params("SELECT #{COLUMNS} FROM lm_versions WHERE name = $1 ORDER BY seq", [name])
                        .values.map { |row| row.map { |value| value && Integer(value, 10) } }
       assert_operator versions.size, :>=, 100, "expected at least a hundred committed versions"

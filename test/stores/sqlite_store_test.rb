@@ -374,7 +374,7 @@ module LeaseMachines
       [ticks, monotonic - started]
     ensure
       ticker&.kill&.join
-      assert_predicate wait_child(pid), :success? if pid
+      assert_child_succeeded(pid) if pid
       reader&.close
     end
 

@@ -535,7 +535,7 @@ module LeaseMachines
       authority = new_store.authority(name)
       authority.acquire(owner: 1, now: 1, ttl: 1)
       pid = fork_child { raise "child saw no lease" unless authority.reacquire(owner: 1, now: 2, ttl: 1).granted? }
-      assert_predicate wait_child(pid), :success?
+      assert_child_succeeded(pid)
       assert_equal 3, authority.reacquire(owner: 1, now: 3, ttl: 1).lease.token, "the parent's connection still works"
     end
 
@@ -550,7 +550,7 @@ module LeaseMachines
         store.close
         GC.start
       end
-      assert_predicate wait_child(pid), :success?
+      assert_child_succeeded(pid)
       assert_equal 2, authority.reacquire(owner: 1, now: 2, ttl: 1).lease.token, "the parent's connection still works"
     end
 
@@ -602,7 +602,7 @@ module LeaseMachines
       results_writer.close
       sleep 0.2
       gate_writer.close
-      pids.each { |pid| assert_predicate wait_child(pid), :success? }
+      pids.each { |pid| assert_child_succeeded(pid) }
       results = results_reader.read.lines.map(&:chomp).sort
       assert_equal ["granted,1,", "rejected,,occupied", "rejected,,occupied", "rejected,,occupied"], results
       assert_equal 1, new_store.authority(name).checkpoint.last_issued
@@ -621,7 +621,7 @@ module LeaseMachines
         pids = Array.new(CONTENDERS) do |index|
           fork_child { contend(name, index + 1, File.join(reports, "#{index + 1}.txt")) }
         end
-        pids.each { |pid| assert_predicate wait_child(pid, timeout: 60), :success? }
+        pids.each { |pid| assert_child_succeeded(pid, timeout: 60) }
         read_log(name)
       end
       assert_operator log.size, :>=, MIN_CONTENDED_DECISIONS, "expected thousands of decisions, got #{log.size}"

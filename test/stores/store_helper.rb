@@ -7,6 +7,7 @@ require "lease_machines/stores/postgres"
 require "fileutils"
 require "io/wait"
 require "securerandom"
+require "tempfile"
 require "timeout"
 require "tmpdir"
 require_relative "../support/limits"
@@ -116,22 +117,29 @@ module LeaseMachines
     end
 
     # Forks a child running the block; the child exits 0 when the block
-    # returns, 1 when it raises (printing the error), and never runs the
-    # parent's at_exit hooks (minitest's among them).
+    # returns, 1 when it raises (printing the error, and leaving it for
+    # {assert_child_succeeded}), and never runs the parent's at_exit hooks
+    # (minitest's among them).
     def fork_child
-      fork do
+      report = Tempfile.create("lease_machines-child")
+      pid = fork do
         status = 1
         begin
           yield
           status = 0
         rescue Exception => e # rubocop:disable Lint/RescueException -- report anything from the child
-          warn "child #{Process.pid}: #{e.class}: #{e.message}\n  #{e.backtrace&.first(8)&.join("\n  ")}"
+          message = "#{e.class}: #{e.message}\n  #{e.backtrace&.first(8)&.join("\n  ")}"
+          warn "child #{Process.pid}: #{message}"
+          report.write(message)
         ensure
+          report.flush
           $stdout.flush
           $stderr.flush
           Process.exit!(status)
         end
       end
+      (@child_reports ||= {})[pid] = report
+      pid
     end
 
     # Waits for a child (killing it after `timeout` seconds); returns its Process::Status.
@@ -148,6 +156,16 @@ module LeaseMachines
         end
         sleep 0.01
       end
+    end
+
+    # Waits for a child of {fork_child} and fails with what it raised unless it succeeded.
+    def assert_child_succeeded(pid, timeout: 30)
+      status = wait_child(pid, timeout: timeout)
+      report = @child_reports&.delete(pid)
+      raised = report && File.read(report.path)
+      report&.close
+      File.unlink(report.path) if report
+      assert_predicate status, :success?, "child #{pid} (#{status}) raised #{raised}"
     end
 
     # Reads `bytes` from `io`, failing after `timeout` seconds.
