@@ -23,6 +23,7 @@ module LeaseMachines
     autoload :Memory, "lease_machines/stores/memory"
     autoload :Schema, "lease_machines/stores/schema"
     autoload :CLI, "lease_machines/stores/cli"
+    autoload :Durability, "lease_machines/stores/durability"
   end
 end
 

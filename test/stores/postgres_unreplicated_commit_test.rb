@@ -46,6 +46,14 @@ module LeaseMachines
       super
     end
 
+    def test_durability_reads_the_synchronous_standby_and_sees_it_missing
+      durability = @store.durability
+
+      assert_equal :survives_failover, durability.verdict
+      assert_equal STANDBY, durability.settings.fetch("synchronous_standby_names")
+      assert_includes durability.reasons, "no synchronous standby is connected now: commits wait until one is"
+    end
+
     def test_a_grant_whose_synchronous_commit_was_cancelled_is_outcome_unknown
       name = unique_name
       error = assert_raises(OutcomeUnknownError) { cancelled_commit { @store.authority(name).acquire(owner: 7, ttl: 30) } }

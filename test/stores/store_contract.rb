@@ -28,6 +28,16 @@ module LeaseMachines
 
     # --- the decisions ----------------------------------------------------
 
+    # Every engine says what its database promises about an acknowledged
+    # grant, in one of the verdicts (the rules: durability_test.rb).
+    def test_durability_is_read_from_the_engine
+      durability = new_store.durability
+
+      assert_kind_of Stores::Durability, durability
+      assert_includes Stores::Durability::VERDICTS.keys, durability.verdict
+      assert_equal durability.meaning, Stores::Durability::VERDICTS.fetch(durability.verdict)
+    end
+
     def test_acquire_renew_release_with_caller_time
       authority = new_store.authority(unique_name)
       granted = authority.acquire(owner: 1, now: 100, ttl: 10)

@@ -52,6 +52,11 @@ module LeaseMachines
         @database.clock_ms
       end
 
+      # @return [Durability] in memory: nothing survives the process
+      def durability
+        Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
+      end
+
       def inspect
         "#<#{self.class.name} resources=#{@database.size}>"
       end

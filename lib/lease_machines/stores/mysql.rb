@@ -51,6 +51,14 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
+      # What the server promises about an acknowledged grant, read from its
+      # global variables and status now (docs/STORES.md, "Durability and failover").
+      # @return [Durability]
+      def durability
+        rows = query(DURABILITY_VARIABLES_SQL) + query(DURABILITY_STATUS_SQL)
+        Durability.mysql(rows.to_h.transform_keys(&:downcase))
+      end
+
       # Creates the table when it is missing (idempotent; safe to race), then
       # checks that it is an InnoDB table.
       # @return [self]
@@ -108,6 +116,14 @@ module LeaseMachines
       rescue Mysql2::Error => e
         raise @failures.failed(e, nil)
       end
+
+      DURABILITY_VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', " \
+                                 "'log_bin', 'sync_binlog', 'read_only', 'rpl_semi_sync_master_enabled', " \
+                                 "'rpl_semi_sync_master_wait_point', 'rpl_semi_sync_master_timeout', " \
+                                 "'rpl_semi_sync_source_enabled', 'rpl_semi_sync_source_wait_point', " \
+                                 "'rpl_semi_sync_source_timeout')"
+      DURABILITY_STATUS_SQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Rpl_semi_sync_master_status', " \
+                              "'Rpl_semi_sync_source_status')"
 
       def read_status(name)
         values = query(SQL.status(name)).first

@@ -91,6 +91,14 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
+      # What the server promises about an acknowledged grant, read from its
+      # settings now (docs/STORES.md, "Durability and failover").
+      # @return [Durability]
+      def durability
+        values = query(DURABILITY_SQL, []).values.first
+        Durability.postgres(DURABILITY_SETTINGS.zip(values).to_h)
+      end
+
       # Creates the table when it is missing (idempotent; safe to race).
       # @return [self]
       def setup!
@@ -163,6 +171,18 @@ module LeaseMachines
       rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.failed(e, nil)
       end
+
+      DURABILITY_SETTINGS = %w[synchronous_commit synchronous_standby_names fsync in_recovery sync_standbys
+                               timeline].freeze
+      # The timeline is the first eight hex digits of the current WAL file's
+      # name (pg_control_checkpoint() lags a promotion by about 0.5 s).
+      DURABILITY_SQL = <<~SQL
+        SELECT current_setting('synchronous_commit'), current_setting('synchronous_standby_names'),
+               current_setting('fsync'), pg_is_in_recovery(),
+               (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),
+               CASE WHEN pg_is_in_recovery() THEN NULL
+                    ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END
+      SQL
 
       def read_status(name)
         values = query(STATUS_SQL, [name]).values.first

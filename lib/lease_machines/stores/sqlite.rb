@@ -125,6 +125,15 @@ module LeaseMachines
         end
       end
 
+      # What the database file promises about an acknowledged grant, read
+      # from the store connection's pragmas (docs/STORES.md, "Durability and failover").
+      # @return [Durability]
+      def durability
+        rows, = read("SELECT * FROM pragma_journal_mode(), pragma_synchronous()", [])
+        journal_mode, synchronous = rows.fetch(0)
+        Durability.sqlite("journal_mode" => journal_mode.to_s.downcase, "synchronous" => synchronous.to_s)
+      end
+
       private
 
       # This process's SQLite3::Database (opened now when it has none).

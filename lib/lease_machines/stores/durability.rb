@@ -1,0 +1,133 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    # What a store's database promises about a grant it acknowledged
+    # ({Store#durability}): read from the server's settings when asked, never
+    # trusted for a decision. A token is issued once only while every
+    # acknowledged grant survives; docs/STORES.md, "Durability and failover",
+    # says what each verdict means for an operator.
+    class Durability
+      # The verdicts, from the strongest promise to the weakest.
+      VERDICTS = {
+        survives_failover: "an acknowledged grant is on a synchronous standby too: it survives the loss of " \
+                           "the primary and the promotion of that standby",
+        survives_crash: "an acknowledged grant is on the server's disk: it survives a crash, but a failover " \
+                        "to an asynchronous replica (or a restore from a backup) can lose it and issue its " \
+                        "token again",
+        loses_on_crash: "even a crash or a power loss can lose an acknowledged grant, and its token is " \
+                        "issued again",
+        read_only: "the server is a replica (read-only): decisions fail until it is promoted",
+        in_memory: "grants live in this process only: nothing survives it"
+      }.freeze
+
+      # PostgreSQL's synchronous_commit values that wait for a synchronous standby.
+      STANDBY_WAITS = %w[on remote_write remote_apply].freeze
+      private_constant :STANDBY_WAITS
+
+      # @return [String] the engine ("PostgreSQL", "MySQL", "SQLite", "Memory")
+      attr_reader :engine
+      # @return [Symbol] one of {VERDICTS}' keys
+      attr_reader :verdict
+      # @return [Hash{String => String}] the settings the verdict was read from
+      attr_reader :settings
+      # @return [Array<String>] why, in plain words
+      attr_reader :reasons
+
+      def initialize(engine:, verdict:, settings:, reasons:)
+        @engine = engine
+        @verdict = verdict
+        @settings = settings.to_h { |key, value| [key.to_s.freeze, value.to_s.freeze] }.freeze
+        @reasons = reasons.map { |reason| reason.dup.freeze }.freeze
+        freeze
+      end
+
+      # PostgreSQL's settings as read by {Postgres#durability}.
+      # @param settings [Hash{String => String}] synchronous_commit,
+      #   synchronous_standby_names, fsync, in_recovery ("t"/"f"),
+      #   sync_standbys (connected sync or quorum standbys), timeline
+      def self.postgres(settings)
+        commit = settings.fetch("synchronous_commit")
+        standbys = settings.fetch("synchronous_standby_names")
+        verdict, reasons =
+          if settings.fetch("in_recovery") == "t"
+            [:read_only, ["pg_is_in_recovery() is true"]]
+          elsif settings.fetch("fsync") != "on" || commit == "off"
+            [:loses_on_crash, ["fsync = #{settings.fetch('fsync')}, synchronous_commit = #{commit}"]]
+          elsif !standbys.empty? && STANDBY_WAITS.include?(commit)
+            [:survives_failover, postgres_standby_reasons(commit, standbys, settings.fetch("sync_standbys"))]
+          else
+            [:survives_crash, [standbys.empty? ? "synchronous_standby_names is empty" : "synchronous_commit = local"]]
+          end
+        new(engine: "PostgreSQL", verdict: verdict, settings: settings, reasons: reasons)
+      end
+
+      def self.postgres_standby_reasons(commit, standbys, connected)
+        reasons = ["synchronous_commit = #{commit} waits for #{standbys}",
+                   "a COMMIT whose wait for the standby is cancelled raises OutcomeUnknownError"]
+        reasons << "remote_write: a crash of both servers at once can lose it" if commit == "remote_write"
+        reasons << "no synchronous standby is connected now: commits wait until one is" if connected == "0"
+        reasons
+      end
+      private_class_method :postgres_standby_reasons
+
+      # MySQL's and MariaDB's global variables and status as read by
+      # {MySQL#durability}, the semi-sync names under either spelling
+      # (rpl_semi_sync_master_* or rpl_semi_sync_source_*).
+      def self.mysql(settings)
+        semi = ->(name) { settings["rpl_semi_sync_source_#{name}"] || settings["rpl_semi_sync_master_#{name}"] }
+        flush = settings.fetch("innodb_flush_log_at_trx_commit")
+        binlog = settings["log_bin"] == "ON"
+        verdict, reasons =
+          if settings["read_only"] == "ON"
+            [:read_only, ["read_only = ON"]]
+          elsif flush != "1" || (binlog && settings["sync_binlog"] != "1")
+            [:loses_on_crash, ["innodb_flush_log_at_trx_commit = #{flush}, log_bin = #{settings['log_bin']}, " \
+                               "sync_binlog = #{settings['sync_binlog']}"]]
+          elsif semi.call("enabled") == "ON" && semi.call("status") == "ON"
+            [:survives_failover, ["semi-synchronous replication is on (wait point #{semi.call('wait_point')})",
+                                  "after #{semi.call('timeout')} ms without a replica's answer the server falls " \
+                                  "back to asynchronous replication without telling the client"]]
+          elsif semi.call("enabled") == "ON"
+            [:survives_crash, ["semi-synchronous replication has fallen back to asynchronous"]]
+          else
+            [:survives_crash, ["semi-synchronous replication is off"]]
+          end
+        new(engine: "MySQL", verdict: verdict, settings: settings, reasons: reasons)
+      end
+
+      # SQLite's pragmas as read by {SQLite#durability}.
+      # @param settings [Hash{String => String}] journal_mode, synchronous (0-3)
+      def self.sqlite(settings)
+        synchronous = settings.fetch("synchronous")
+        verdict, reason =
+          if synchronous == "0"
+            [:loses_on_crash, "synchronous = OFF"]
+          elsif synchronous == "1" && settings.fetch("journal_mode") == "wal"
+            [:loses_on_crash, "synchronous = NORMAL in WAL mode: a power loss can lose the last commits"]
+          else
+            [:survives_crash, "synchronous = #{%w[OFF NORMAL FULL EXTRA].fetch(Integer(synchronous, 10), synchronous)}"]
+          end
+        new(engine: "SQLite", verdict: verdict, settings: settings, reasons: [reason])
+      end
+
+      # @return [String] what the verdict means, in plain words
+      def meaning
+        VERDICTS.fetch(verdict)
+      end
+
+      # @return [Boolean] whether an acknowledged grant survives a failover
+      def survives_failover?
+        verdict == :survives_failover
+      end
+
+      def to_s
+        "#{engine}: #{verdict} (#{meaning}; #{reasons.join('; ')})"
+      end
+
+      def inspect
+        "#<#{self.class.name} #{engine} #{verdict} #{settings.inspect}>"
+      end
+    end
+  end
+end
