@@ -133,12 +133,6 @@ module LeaseMachines
       assert_equal :occupied, Testing.mode
     end
 
-    def test_a_block_form_without_a_block_says_which_to_call
-      error = assert_raises(ArgumentError) { Testing.bypass }
-
-      assert_equal "LeaseMachines::Testing.bypass needs a block (or call bypass!)", error.message
-    end
-
     def test_the_mode_is_the_processs_so_a_job_thread_sees_it
       Testing.bypass do
         assert_equal :bypass, Thread.new { Testing.mode }.value
