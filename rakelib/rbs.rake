@@ -28,7 +28,8 @@ module LeaseMachinesRbs
   # Ill-typed on purpose: every call in them breaks a signature.
   ILL_TYPED = %w[test/properties/argument_types_test.rb test/properties/maliciousness_test.rb
                  test/fences/arguments_test.rb test/unit/signing_arguments_test.rb
-                 test/unit/configuration_test.rb test/runtime/argument_types_test.rb].freeze
+                 test/unit/configuration_test.rb test/runtime/argument_types_test.rb
+                 test/testing/mode_arguments_test.rb].freeze
   # Not about the Ruby API's types: builds and installs gems in subprocesses
   # (packaging, a generated Rails app, sidekiq processes), needs a database server (stores), or
   # counts allocations, which the checker's own wrappers change (allocation).

@@ -38,6 +38,10 @@ module LeaseMachines
   # An integration needs a setting nobody gave (a store, most often).
   class NotConfiguredError < Error; end
 
+  # A job that declares a lease asked for it while running outside the code
+  # that holds it (a Sidekiq job's `perform` called directly).
+  class NotLeasedError < Error; end
+
   # Stores::UnreadableStatusesError (stores/status.rb) is declared there:
   # declaring Stores here would define it before its autoload.
 end

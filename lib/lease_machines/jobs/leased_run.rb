@@ -6,6 +6,9 @@ module LeaseMachines
     module LeasedRun
       # @return [Runtime::Outcome] held? and the job's value, or the rejection
       def self.call(option, resource)
+        substitute = TestMode.current
+        return substitute.hold(option, resource) { |held| Current.with(held) { yield held } } if substitute
+
         authority = option.store.authority(resource)
         authority.hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl, wait: option.wait) do |held|
           Current.with(held) { yield held }

@@ -7,8 +7,16 @@ module LeaseMachines
     module JobLease
       attr_writer :lease
 
+      # @raise [NotLeasedError] in a job that declares a lease whose
+      #   `perform` runs outside the middleware (called directly)
       def lease
-        @lease || LeaseMachines.current_lease
+        held = @lease || LeaseMachines.current_lease
+        return held if held || Sidekiq.lease_option(self.class).nil?
+
+        raise NotLeasedError,
+              "#{self.class} declares a lease, but its perform was called directly, outside the middleware that " \
+              "holds it: run it through Sidekiq (perform_inline, or Sidekiq::Testing's inline! or drain with " \
+              "require \"lease_machines/sidekiq/testing\"), docs/JOBS.md"
       end
     end
   end

@@ -126,6 +126,7 @@ module LeaseMachines
       def fenced_update!(token, attributes = {})
         column = self.class.fence_column
         token, resource = column.admission.presented(self.class, token)
+        TestMode.current&.guard("#{self.class.name} id=#{id}", token)
         RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column), resource)
       end
 
