@@ -2,6 +2,7 @@
 
 require_relative "store_contract"
 require_relative "server_session_cases"
+require_relative "deadline_cases"
 require_relative "../support/mysql_server"
 require "lease_machines/stores/mysql"
 
@@ -11,6 +12,7 @@ module LeaseMachines
   class MySQLStoreTest < Minitest::Test
     include StoreContract
     include ServerSessionCases
+    include DeadlineCases
 
     COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
 
@@ -118,7 +120,32 @@ module LeaseMachines
                          "AND TABLE_NAME = 'lease_machines_resources' AND CONSTRAINT_NAME = 'PRIMARY'")
       assert_equal [["name"]], keys
     end
+
+    def hold_row_lock(name)
+      @admin.query("START TRANSACTION")
+      admin_query("SELECT 1 FROM lease_machines_resources WHERE name = %s FOR UPDATE", name)
+      yield
+    ensure
+      @admin.query("ROLLBACK")
+    end
+
     # --- MySQL only ------------------------------------------------------------
+
+    # The deadline's interrupt stops the write it left waiting for the row
+    # lock (KILL QUERY): closing the client alone would let it run on, and
+    # commit, once the lock is granted.
+    def test_a_timeout_kills_the_write_left_waiting_for_the_row_lock
+      name = unique_name("deadline-kill")
+      new_store.authority(name).acquire(owner: 1, now: 100, ttl: 10)
+      before = new_store.authority(name).checkpoint
+      store = new_store(timeout: DeadlineCases::TIMEOUT)
+      hold_row_lock(name) do
+        assert_raises(OutcomeUnknownError) { store.authority(name).reacquire(owner: 1, now: 101, ttl: 10) }
+        wait_for(timeout: 3) { lock_waiters.zero? }
+      end
+      sleep 0.2 # time for a write that was not stopped to commit
+      assert_equal before, new_store.authority(name).checkpoint, "the killed write never committed"
+    end
 
     # KILL CONNECTION from another session while the decision's transaction
     # waits in its hook, just before COMMIT: COMMIT fails on a lost connection,
@@ -341,6 +368,14 @@ module LeaseMachines
     Errors = Stores::MySQL.const_get(:Errors)
 
     # Ends a connection from the monitor session and waits until it is gone.
+    # Statements of the server still writing a resource row (the
+    # processlist: information_schema.innodb_trx is a cache that polling
+    # faster than every 0.1 s never lets refresh).
+    def lock_waiters
+      @monitor.query("SELECT COUNT(*) FROM information_schema.processlist " \
+                     "WHERE info LIKE 'UPDATE lease_machines_resources%'", as: :array).first.first.to_i
+    end
+
     def kill(id)
       @monitor.query("KILL CONNECTION #{Integer(id)}")
       wait_for { @monitor.query("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = #{Integer(id)}").none? }

@@ -5,13 +5,43 @@ require_relative "../support/restart_cluster"
 
 require_relative "postgres_contract"
 require_relative "server_session_cases"
+require_relative "deadline_cases"
 
 module LeaseMachines
   class PostgresStoreTest < Minitest::Test
     include PostgresContract
     include ServerSessionCases
+    include DeadlineCases
+
+    # The deadline's interrupt cancels the statement in flight: no backend
+    # is left waiting for the row lock once the call has returned.
+    def test_a_timeout_cancels_the_statement_left_waiting_for_the_row_lock
+      name = unique_name("deadline-cancel")
+      new_store.authority(name).acquire(owner: 1, now: 100, ttl: 10)
+      before = new_store.authority(name).checkpoint
+      store = new_store(timeout: DeadlineCases::TIMEOUT)
+      hold_row_lock(name) do
+        assert_raises(OutcomeUnknownError) { store.authority(name).reacquire(owner: 1, now: 101, ttl: 10) }
+        wait_for(timeout: 3) { lock_waiters.zero? }
+      end
+      assert_equal before, new_store.authority(name).checkpoint, "the cancelled write never committed"
+    end
 
     # --- PostgreSQL only ----------------------------------------------------------
+
+    def hold_row_lock(name)
+      @admin.exec("BEGIN")
+      @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])
+      yield
+    ensure
+      @admin.exec("ROLLBACK")
+    end
+
+    # Backends of this database waiting for a lock.
+    def lock_waiters
+      Integer(@admin.exec("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() " \
+                          "AND wait_event_type = 'Lock'").getvalue(0, 0), 10)
+    end
 
     def test_a_backend_terminated_just_before_commit_raises_outcome_unknown
       name = unique_name("terminated")

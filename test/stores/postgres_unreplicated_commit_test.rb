@@ -46,6 +46,30 @@ module LeaseMachines
       super
     end
 
+    # statement_timeout does not bound a COMMIT's wait for the standby; the
+    # store's timeout: does: the call ends at it as outcome unknown, and the
+    # wait is cancelled, so the row lock it held is free for the next call.
+    def test_a_timeout_ends_the_wait_for_the_standby_and_cancels_it
+      name = unique_name
+      store = Stores::Postgres.new(@url, timeout: 0.5, statement_timeout: 0.2)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      caller = Thread.new do
+        store.authority(name).acquire(owner: 7, ttl: 30)
+      rescue StandardError => e
+        e
+      end
+      assert caller.join(5), "the acquire still waits for the standby 5 s later"
+      error = caller.value
+      assert_kind_of OutcomeUnknownError, error
+      assert_kind_of Stores::Deadline::Exceeded, error.cause
+      assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, 5
+      wait_for(timeout: 3) { @admin.exec("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'SyncRep'").ntuples.zero? }
+      assert_equal "7", row(name)["lease_owner"], "committed here when its wait was cancelled"
+    ensure
+      caller&.kill
+      store&.close
+    end
+
     def test_durability_reads_the_synchronous_standby_and_sees_it_missing
       durability = @store.durability
 

@@ -112,8 +112,8 @@ module LeaseMachines
 
       # Runs the statement that commits (the block) and sorts its failures:
       # refused, nothing committed (StoreError); anything else, outcome
-      # unknown after the connection is recovered; an interrupt the same, from
-      # `ensure`. A statement that succeeded while the server warned is outcome
+      # unknown after the connection is recovered; an interrupt (a store's
+      # {Deadline} among them) the same. A statement that succeeded while the server warned is outcome
       # unknown too: PostgreSQL answers a COMMIT whose wait for a synchronous
       # standby was cancelled with success and a WARNING (committed here,
       # perhaps not on the standby a failover promotes). The severity is what
@@ -134,6 +134,10 @@ module LeaseMachines
             raise refused(what, e)
           end
 
+          connection.recover
+          raise unknown(what, e)
+        rescue Deadline::Exceeded => e
+          settled = true
           connection.recover
           raise unknown(what, e)
         ensure

@@ -31,8 +31,13 @@ module LeaseMachines
       # @param signing_keys [Array<String>, nil] secret keys of at least 32
       #   bytes: granted and renewed leases carry their token's proof, signed
       #   with the first (docs/FENCES.md, "Signed tokens")
-      def initialize(connection, before_commit: nil, signing_keys: nil)
+      # @param timeout [Numeric, nil] seconds one decision may take in all,
+      #   kept by the client ({Deadline}): past it the call is interrupted
+      #   and raises StoreError (nothing committed) or, once COMMIT (or the
+      #   fast path's write) was sent, OutcomeUnknownError. nil (the default): none
+      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil)
         super(before_commit: before_commit, signing_keys: signing_keys)
+        @deadline = Deadline.from(timeout)
         @connections = Connections.for(connection)
         driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
                                       hint: missing_table_hint)
@@ -44,9 +49,7 @@ module LeaseMachines
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
       def decide(name, request)
-        return super if before_commit
-
-        @fast_path.decide(name, request) || super
+        within(@deadline) { before_commit ? super : @fast_path.decide(name, request) || super }
       rescue Mysql2::Error => e
         raise @failures.unavailable(e)
       end
@@ -150,6 +153,7 @@ end
 require_relative "mysql/statements"
 require_relative "mysql/errors"
 require_relative "mysql/session"
+require_relative "mysql/kill_query"
 require_relative "mysql/fast_path"
 require_relative "mysql/locked_transaction"
 require_relative "mysql/url"

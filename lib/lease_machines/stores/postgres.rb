@@ -38,6 +38,11 @@ module LeaseMachines
       #   migration's ACCESS EXCLUSIVE lock, the prepare, the write, the hook's
       #   statements, COMMIT), before the call fails with StoreError. nil
       #   (the default) keeps the connection's own statement_timeout
+      # @param timeout [Numeric, nil] seconds one decision may take in all,
+      #   kept by the client ({Deadline}): past it the call is interrupted,
+      #   its statement cancelled, and it raises StoreError (nothing
+      #   committed) or, once COMMIT was sent, OutcomeUnknownError. The only
+      #   bound on a COMMIT's wait for a synchronous standby. nil (the default): none
       # @param prepared_statements [Boolean] prepare the fast path's statements
       #   once per connection (false: send them unprepared every time)
       # @param before_commit [#call, nil] called with a {Commit} inside every
@@ -51,9 +56,10 @@ module LeaseMachines
       #   connection); give the server's own address when the store goes
       #   through a pooler in transaction mode
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
-      def initialize(connection, lock_timeout: nil, statement_timeout: nil, prepared_statements: true,
+      def initialize(connection, lock_timeout: nil, statement_timeout: nil, timeout: nil, prepared_statements: true,
                      before_commit: nil, signing_keys: nil, listen_url: nil)
         super(before_commit: before_commit, signing_keys: signing_keys)
+        @deadline = Deadline.from(timeout)
         raise TypeError, "listen_url must be a String or nil, got #{listen_url.inspect}" unless listen_url.nil? ||
                                                                                                 listen_url.is_a?(String)
         unless [true, false].include?(prepared_statements)
@@ -84,9 +90,7 @@ module LeaseMachines
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
       def decide(name, request)
-        return super if before_commit
-
-        @fast_path.decide(name, request) || super
+        within(@deadline) { before_commit ? super : @fast_path.decide(name, request) || super }
       rescue PG::Error => e
         raise @failures.unavailable(e)
       end
@@ -207,6 +211,7 @@ end
 
 require_relative "postgres/statements"
 require_relative "postgres/session"
+require_relative "postgres/cancel_request"
 require_relative "postgres/prepared_statements"
 require_relative "postgres/fast_path"
 require_relative "postgres/locked_transaction"

@@ -116,6 +116,11 @@ module LeaseMachines
 
       private
 
+      # Runs a decision within a server store's `timeout:` ({Deadline}), if it has one.
+      def within(deadline, &)
+        deadline ? deadline.run(@failures, &) : yield
+      end
+
       # On an engine that cannot be told of a release: one jittered sleep,
       # then one read. PostgreSQL overrides it (LISTEN).
       def handover_wait(name, seconds)

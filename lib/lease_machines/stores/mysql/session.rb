@@ -23,6 +23,9 @@ module LeaseMachines
           end
           raise Failures.closed("MySQL") if conn.closed?
 
+          # Read now (a client-side field): mysql2 disconnects a client whose
+          # query was interrupted, and then no longer tells it.
+          @connection_id = conn.thread_id
           self
         end
 
@@ -55,8 +58,11 @@ module LeaseMachines
           recover
         end
 
-        # Closes the connection (quietly); the server rolls back whatever it had open.
+        # Stops a statement it may have left running ({KillQuery}) and closes
+        # the connection (quietly); the server rolls back whatever it had open.
         def recover
+          KillQuery.new(@connection_id, @connection.query_options).send_async if @connection_id
+          @connection_id = nil
           @connection.close unless @connection.closed?
         rescue StandardError
           nil

@@ -48,6 +48,7 @@ module LeaseMachines
         # reconnect here leaves it bad but open, for the next call.
         def reconnect
           conn = @connection
+          CancelRequest.for(conn)&.send_async if conn.transaction_status == PG::PQTRANS_ACTIVE
           conn.reset_start # raises when it cannot start
 
           poll(conn)
