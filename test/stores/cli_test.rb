@@ -12,6 +12,7 @@ module LeaseMachines
 
     ROOT = File.expand_path("../..", __dir__)
     EXE = File.join(ROOT, "exe", "lease_machines")
+    USAGE_LINE = /^Usage: lease_machines \[--store STORE\] .*status \[RESOURCE \| --match GLOB\] .*\(see --help\)$/
 
     def setup
       @dir = Dir.mktmpdir("lease_machines_cli")
@@ -82,12 +83,12 @@ module LeaseMachines
       assert_equal 1, status.exitstatus
       assert_match(/no resource named "missing"/, err)
       _out, err, status = lease_machines("--store", "sqlite:#{File.join(@dir, 'nope.sqlite3')}", "status")
-      assert_equal 1, status.exitstatus
+      assert_equal 3, status.exitstatus
       assert_match(/no SQLite database at/, err)
       refute File.exist?(File.join(@dir, "nope.sqlite3")), "status never creates a database"
     end
 
-    def test_bad_arguments_print_usage_and_exit_with_status_two
+    def test_bad_arguments_print_the_usage_line_and_exit_with_status_two
       store = "sqlite:#{@path}"
       [
         [[], /missing command/],
@@ -99,7 +100,7 @@ module LeaseMachines
         [["--store", store, "release"], /release takes exactly one RESOURCE, got 0/],
         [["--store", store, "release", "nightly_report"], /confirm with --force/],
         [["--store", store, "status", "x" * 256], /bad RESOURCE: name must be at most 255 bytes/],
-        [["--store", "redis://db/app", "status"], %r{--store must be sqlite:PATH, postgres://... or mysql2://}],
+        [["--store", "redis://db/app", "status"], %r{--store must be sqlite:PATH, sqlite3:PATH, postgres://... or mysql2://}],
         [["--store"], /missing argument: --store/],
         [["--bogus"], /invalid option: --bogus/]
       ].each do |args, message|
@@ -107,7 +108,7 @@ module LeaseMachines
         assert_equal 2, status.exitstatus, "#{args.inspect}: #{err}"
         assert_empty out, args.inspect
         assert_match message, err, args.inspect
-        assert_match(/^Usage: lease_machines --store STORE status \[RESOURCE\]$/, err, args.inspect)
+        assert_match(USAGE_LINE, err, args.inspect)
       end
     end
 
@@ -181,7 +182,7 @@ module LeaseMachines
           out, err, status = lease_machines(*args, env: environment)
           assert_equal 2, status.exitstatus, "#{environment} #{args.inspect}: #{err}"
           assert_empty out
-          assert_match(/^Usage: lease_machines --store STORE status \[RESOURCE\]$/, err)
+          assert_match(USAGE_LINE, err)
           refute_match(/\.rb:\d+/, err, "no backtrace")
         end
       end

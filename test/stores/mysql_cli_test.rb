@@ -31,12 +31,12 @@ module LeaseMachines
       store&.close
     end
 
-    def test_a_bad_mysql_url_is_a_usage_error_and_an_unreachable_server_a_failure
+    def test_a_bad_mysql_url_is_a_usage_error_and_an_unreachable_server_exit_three
       out, err, status = lease_machines("--store", "mysql2://root@127.0.0.1/app?reconnect=true", "status")
       assert_equal [2, ""], [status.exitstatus, out]
       assert_match(/bad --store: connection URL option "reconnect" is not one the MySQL store knows/, err)
       _out, err, status = lease_machines("--store", "mysql2://root@127.0.0.1:1/app?connect_timeout=1", "status")
-      assert_equal 1, status.exitstatus, err
+      assert_equal 3, status.exitstatus, err
       assert_match(/MySQL/, err)
     end
 

@@ -348,6 +348,38 @@ module LeaseMachines
       assert_match(/no such table: lease_machines_resources/, error.message)
     end
 
+    def test_a_readonly_store_reads_and_never_writes_or_creates
+      new_store.authority("held").acquire(owner: 7, ttl: 60)
+      store = new_store(readonly: true)
+      assert_equal 7, store.status("held").lease.owner
+      assert_equal ["held"], store.statuses.map(&:name)
+      error = assert_raises(StoreError) { store.authority("free").acquire(owner: 8, ttl: 60) }
+      assert_match(/readonly/, error.message)
+      assert_nil new_store.status("free")
+      assert_raises(TypeError) { new_store(readonly: "yes") }
+
+      missing = File.join(@dir, "missing.sqlite3")
+      error = assert_raises(StoreError) { Stores::SQLite.new(missing, readonly: true).statuses }
+      assert_match(/cannot open the database/, error.message)
+      refute File.exist?(missing)
+
+      app = File.join(@dir, "app.sqlite3")
+      SQLite3::Database.new(app) { |db| db.execute_batch(Stores::SQLite.schema_sql) }
+      assert_equal [], Stores::SQLite.new(app, readonly: true).statuses
+      SQLite3::Database.new(app) { |db| assert_equal "delete", db.get_first_value("PRAGMA journal_mode") }
+    end
+
+    def test_a_path_that_is_not_utf8_is_its_bytes
+      path = File.join(@dir.b, "caf\xE9.sqlite3".b)
+      store = Stores::SQLite.new(path).setup!
+      assert_equal 1, store.authority("x").acquire(owner: 1, ttl: 60).lease.token
+      assert_includes Dir.children(@dir).map(&:b), "caf\xE9.sqlite3".b
+      error = assert_raises(StoreError) { Stores::SQLite.new("#{path}/nope".b).statuses }
+      assert_includes error.message, "caf\\xE9.sqlite3/nope"
+    ensure
+      store&.close
+    end
+
     private
 
     # A child process opens the file, runs `begin_sql` and holds the lock for

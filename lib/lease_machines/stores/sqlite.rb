@@ -42,10 +42,14 @@ module LeaseMachines
       # @param signing_keys [Array<String>, nil] secret keys of at least 32
       #   bytes: granted and renewed leases carry their token's proof, signed
       #   with the first (docs/FENCES.md, "Signed tokens")
-      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil)
+      # @param readonly [Boolean] open the file read-only: never created,
+      #   its journal mode left as it is; only {#status} and {#statuses} work
+      #   (a decision fails with StoreError, writing nothing)
+      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil, readonly: false) # rubocop:disable Metrics/ParameterLists -- keywords, each one option
         super(before_commit: before_commit, signing_keys: signing_keys)
         @path = database_path(path)
         @busy_timeout_ms = busy_milliseconds(busy_timeout)
+        raise TypeError, "readonly must be true or false, got #{readonly.inspect}" unless [true, false].include?(readonly)
         raise TypeError, "clock must respond to #call, got #{clock.inspect}" unless clock.nil? || clock.respond_to?(:call)
 
         @clock = clock || HOST_CLOCK
@@ -54,8 +58,8 @@ module LeaseMachines
         driver = Failures::Driver.new(error: ::SQLite3::Exception, summary: ->(error) { error.to_s },
                                       hint: MISSING_TABLE_HINT,
                                       lock_wait: [::SQLite3::BusyException, "busy_timeout (#{@busy_timeout_ms} ms)"])
-        @failures = Failures.new("SQLite", @path, driver: driver, server: false)
-        @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures) }
+        @failures = Failures.new("SQLite", shown_path(@path), driver: driver, server: false)
+        @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures, readonly: readonly) }
       end
 
       # @api private: one decision. A grant is first decided on the row read
@@ -149,6 +153,12 @@ module LeaseMachines
         end
 
         path.dup.freeze
+      end
+
+      # The path as messages show it: its bytes escaped when they are not UTF-8.
+      def shown_path(path)
+        utf8 = path.dup.force_encoding(Encoding::UTF_8)
+        utf8.valid_encoding? ? utf8 : path.b.inspect[1..-2]
       end
 
       def busy_milliseconds(seconds)

@@ -20,11 +20,16 @@ module LeaseMachines
         attr_reader :database
 
         class << self
-          # Opens and configures the file.
+          # Opens and configures the file; `readonly`: opens it as it is,
+          # never creating it or changing its journal mode.
           # @raise [StoreError] when it cannot (the engine is unavailable)
-          def open(path, busy_timeout_ms, failures)
-            database = ::SQLite3::Database.new(path)
-            configure(database, busy_timeout_ms, failures)
+          def open(path, busy_timeout_ms, failures, readonly: false)
+            # The path's bytes, labelled UTF-8 (the driver transcodes the name
+            # to UTF-8, which fails on a binary one; SQLite hands the bytes to
+            # the file system as they are).
+            database = ::SQLite3::Database.new(path.dup.force_encoding(Encoding::UTF_8), readonly: readonly)
+            configure(database, busy_timeout_ms, failures) unless readonly
+            database.busy_timeout = 0 if readonly
             new(database, busy_timeout_ms)
           rescue ::SQLite3::Exception, StoreError => e
             database&.close

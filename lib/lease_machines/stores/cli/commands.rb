@@ -1,0 +1,87 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  module Stores
+    class CLI
+      # One command on an open store: `status` (read-only) and `release`.
+      class Commands
+        # Commands that never write: their SQLite store is opened read-only.
+        READ_ONLY = %w[status].freeze
+        # fnmatch flags of `status --match`: `*` matches any byte, also `.`, `/` and `:`.
+        GLOB_FLAGS = File::FNM_EXTGLOB | File::FNM_DOTMATCH
+        private_constant :READ_ONLY, :GLOB_FLAGS
+
+        # @param invocation [Arguments::Invocation]
+        # @param output [Output]
+        def initialize(invocation, output)
+          @invocation = invocation
+          @output = output
+        end
+
+        # @return [Integer] the exit status
+        def run
+          spec = StoreSpec.new(@invocation.store, timeout: @invocation.timeout,
+                                                  readonly: READ_ONLY.include?(@invocation.command))
+          spec.open do |store|
+            @invocation.command == "status" ? status(store) : release(store)
+          end
+        end
+
+        private
+
+        def status(store)
+          name = @invocation.names.first
+          statuses, failures = read_statuses(store, name)
+          raise NotFoundError, "no resource named #{CLI.quote(name)} in this store" if name && statuses.empty?
+
+          entries = (statuses + failures.to_a).sort_by { |entry| entry.is_a?(Status) ? entry.name : entry.first }
+          @output.statuses(entries)
+          failures.each { |bad, error| @output.warn("resource #{CLI.quote(bad)} cannot be read: #{error.message}") }
+          failures.empty? ? EXIT_OK : EXIT_NOT_FOUND
+        end
+
+        # @return [[Array<Status>, Hash{String => StoreError}]] the readable
+        #   resources and why each other one is not
+        def read_statuses(store, name)
+          return [[status_of(store, name)].compact, {}] if name
+
+          matching(store.statuses, {})
+        rescue UnreadableStatusesError => e
+          matching(e.statuses, e.failures)
+        end
+
+        # One resource's status; a row that cannot be read is exit 1, like
+        # an unreadable row in the list, not a failure of the store.
+        def status_of(store, name)
+          store.status(name)
+        rescue UnreadableStatusesError
+          raise
+        rescue StoreError => e
+          unreadable = begin
+            store.statuses && nil
+          rescue UnreadableStatusesError => list
+            list.failures[name]
+          end
+          raise unreadable ? NotFoundError.new(unreadable.message) : e
+        end
+
+        def matching(statuses, failures)
+          glob = @invocation.match
+          return [statuses, failures] unless glob
+
+          [statuses.select { |status| File.fnmatch?(glob, status.name, GLOB_FLAGS) },
+           failures.select { |bad, _error| File.fnmatch?(glob, bad, GLOB_FLAGS) }]
+        end
+
+        def release(store)
+          name = @invocation.names.first
+          before = store.force_release(name)
+          raise NotFoundError, "no resource named #{CLI.quote(name)} in this store" unless before
+
+          @output.released(name, before)
+          EXIT_OK
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,122 @@
+# frozen_string_literal: true
+
+require "time"
+
+module LeaseMachines
+  module Stores
+    class CLI
+      # What the command line prints: a table or prose for people, one JSON
+      # document on stdout with `--json` (also for a failure), messages on stderr.
+      class Output
+        HEADER = ["RESOURCE", "HOLDER", "TOKEN", "EXPIRES IN", "LAST ISSUED"].freeze
+        private_constant :HEADER
+
+        # Whether the answer is printed as JSON.
+        attr_writer :json
+
+        def initialize(out, err)
+          @out = out
+          @err = err
+          @json = false
+        end
+
+        def puts(text)
+          @out.puts(text)
+        end
+
+        # A message on stderr, prefixed with the program's name.
+        def warn(message)
+          @err.puts "lease_machines: #{message}"
+        end
+
+        def usage_error(message, usage)
+          warn(message)
+          @err.puts usage
+        end
+
+        # @return [Integer] `status`
+        def failure(message, status)
+          @out.puts JSON.generate({ error: message, exit_status: status }) if @json
+          warn(message)
+          status
+        end
+
+        def interrupted
+          @err.puts "lease_machines: interrupted"
+        end
+
+        # `entries`: Statuses, and [name, StoreError] for rows that cannot be read.
+        def statuses(entries)
+          if @json
+            @out.puts JSON.pretty_generate(entries.map { |entry| status_hash(entry) })
+          elsif entries.empty?
+            @out.puts "no resources"
+          else
+            table(entries)
+          end
+        end
+
+        # `before`: the Status before the release.
+        def released(name, before)
+          lease = before.lease
+          if @json
+            @out.puts JSON.pretty_generate(release_hash(name, before))
+          elsif lease
+            @out.puts "released #{name}: cleared the lease of owner #{lease.owner} (token #{lease.token}, " \
+                      "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
+                      "grant gets a greater token"
+          else
+            @out.puts "#{name} has no lease to release (last issued #{before.last_issued || '-'})"
+          end
+        end
+
+        private
+
+        def release_hash(name, before)
+          lease = before.lease
+          { resource: name, released: !lease.nil?, holder: lease&.owner, token: lease&.token,
+            expires_at_ns: lease&.expires_at_ns, expires_in: lease && before.expires_in,
+            last_issued: before.last_issued }
+        end
+
+        # `status`: a Status, or [name, StoreError] for a row that cannot be read.
+        def status_hash(status)
+          return { resource: status.first, error: status.last.message } unless status.is_a?(Status)
+
+          lease = status.lease
+          {
+            resource: status.name, holder: lease&.owner, token: lease&.token,
+            held: status.held?, expires_at: lease&.expires_at, expires_at_ns: lease&.expires_at_ns,
+            expires_in: status.expires_in, last_issued: status.last_issued,
+            observed: status.observed_ns / 1e9, observed_ns: status.observed_ns,
+            updated_at: status.updated_at&.iso8601(6)
+          }
+        end
+
+        def table(statuses)
+          rows = [HEADER] + statuses.map { |status| table_row(status) }
+          widths = HEADER.each_index.map { |column| rows.map { |row| row[column].length }.max }
+          rows.each do |row|
+            @out.puts row.each_with_index.map { |cell, column| cell.ljust(widths[column]) }.join("  ").rstrip
+          end
+        end
+
+        def table_row(status)
+          return [status.first, "?", "?", "unreadable", "?"] unless status.is_a?(Status)
+
+          lease = status.lease
+          return [status.name, "-", "-", "-", (status.last_issued || "-").to_s] unless lease
+
+          [status.name, lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
+        end
+
+        def expiry(status, prefix = "")
+          seconds = status.expires_in
+          return format("expired %.3fs ago", -seconds) unless seconds.positive?
+
+          format("%<prefix>s%<seconds>.3fs", prefix: prefix, seconds: seconds)
+        end
+      end
+    end
+  end
+end
