@@ -59,8 +59,9 @@ module LeaseMachines
       raise NotConfiguredError, "no owner configured: set LeaseMachines.configure { |c| c.owner = <Integer> }"
     end
 
-    # @param value [Integer, Float] seconds, as a lease's ttl
+    # @param value [Integer, Float, ActiveSupport::Duration] seconds, as a lease's ttl
     def default_ttl=(value)
+      value = Runtime::Seconds.plain(value)
       Cadence.new(ttl: value, renew_after: value, warn_before: 0)
       @default_ttl = value
     rescue TypeError, RangeError, ArgumentError => e

@@ -152,7 +152,7 @@ module LeaseMachines
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", on_occupied: :wait) }
       assert_match(/on_occupied must be one of \[:retry, :discard, :raise\], got :wait \(Symbol\)/, error.message)
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", tll: 3) }
-      assert_match(/unknown keys \[:tll\]/, error.message)
+      assert_match(/unknown keys \(tll: 3 \(Integer\)\)/, error.message)
       error = assert_raises(TypeError) { klass.leased(resource: :r) }
       assert_match(/resource must be a String/, error.message)
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", ttl: 0) }
