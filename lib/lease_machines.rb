@@ -15,6 +15,7 @@ require_relative "lease_machines/fence"
 require_relative "lease_machines/cadence"
 require_relative "lease_machines/holder"
 require_relative "lease_machines/configuration"
+require_relative "lease_machines/logging"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines

@@ -86,6 +86,13 @@ module LeaseMachines
       assert_kind_of Integer, option.ttl, "plain seconds, as the runtime's hold takes them"
     end
 
+    def test_the_default_ttl_takes_a_duration_as_its_seconds
+      config = Configuration.new
+      config.default_ttl = 45.seconds
+
+      assert_equal 45, config.default_ttl
+    end
+
     def test_the_pushed_job_carries_nothing_of_the_declaration
       ::Sidekiq.configure_client { |config| config.redis = { url: self.class.redis_url } }
       ::Sidekiq.redis(&:flushdb)
