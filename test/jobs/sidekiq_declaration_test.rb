@@ -18,14 +18,16 @@ module LeaseMachines
     ROOT = File.expand_path("../..", __dir__)
     REDIS_PORT = ENV.fetch("LEASE_MACHINES_DECLARATION_REDIS_PORT", "26489")
 
+    # A Redis of the test's own (database 6), stopped at exit only when this
+    # test started it.
     def self.redis_url
       @redis_url ||= begin
-        out, status = Open3.capture2({ "LEASE_MACHINES_REDIS_PORT" => REDIS_PORT }, File.join(ROOT, "script/redis"), "start")
+        env = { "LEASE_MACHINES_REDIS_PORT" => REDIS_PORT }
+        running = system("redis-cli", "-h", "127.0.0.1", "-p", REDIS_PORT, "ping", out: File::NULL, err: File::NULL)
+        out, status = Open3.capture2(env, File.join(ROOT, "script/redis"), "start")
         raise "script/redis start failed" unless status.success?
 
-        Minitest.after_run do
-          system({ "LEASE_MACHINES_REDIS_PORT" => REDIS_PORT }, File.join(ROOT, "script/redis"), "stop")
-        end
+        Minitest.after_run { system(env, File.join(ROOT, "script/redis"), "stop") } unless running
         out.strip.sub(%r{/0\z}, "/6")
       end
     end
