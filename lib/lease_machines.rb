@@ -16,6 +16,7 @@ require_relative "lease_machines/cadence"
 require_relative "lease_machines/holder"
 require_relative "lease_machines/configuration"
 require_relative "lease_machines/test_mode"
+require_relative "lease_machines/logging"
 
 # Time-limited ownership of a resource with fencing tokens. See the README.
 module LeaseMachines

@@ -1,11 +1,15 @@
 # frozen_string_literal: true
 
+require "logger"
+
 # LeaseMachines.configure: the settings the integrations share.
 module LeaseMachines
   # The app-wide defaults the job integrations and the Railtie read. Every
   # setter checks its value at once, by the rule the leases apply.
   class Configuration
     DEFAULT_TTL = 30
+    # What a logger must answer (a Logger, ActiveSupport's, Sidekiq's).
+    LOGGER_CALLS = %i[debug info warn error].freeze
 
     attr_reader :default_ttl
 
@@ -15,6 +19,8 @@ module LeaseMachines
       @store_builder = nil
       @owner = nil
       @default_ttl = DEFAULT_TTL
+      @logger = nil
+      @stderr_logger = nil
     end
 
     # @param value [#authority, #call, nil] a store, or a callable returning one
@@ -59,12 +65,29 @@ module LeaseMachines
       raise NotConfiguredError, "no owner configured: set LeaseMachines.configure { |c| c.owner = <Integer> }"
     end
 
-    # @param value [Integer, Float] seconds, as a lease's ttl
+    # @param value [Integer, Float, ActiveSupport::Duration] seconds, as a lease's ttl
     def default_ttl=(value)
+      value = Runtime::Seconds.plain(value)
       Cadence.new(ttl: value, renew_after: value, warn_before: 0)
       @default_ttl = value
     rescue TypeError, RangeError, ArgumentError => e
       raise e.class, "default_ttl must be a lease ttl (seconds, > 0), got #{Stores.described(value)}: #{e.message}"
+    end
+
+    # @param value [Logger, nil] where the gem's own lines go; nil restores the default
+    def logger=(value)
+      unless value.nil? || LOGGER_CALLS.all? { |call| value.respond_to?(call) }
+        raise TypeError, "logger must respond to #{LOGGER_CALLS.map { |call| "##{call}" }.join(', ')} (a Logger), " \
+                         "got #{Stores.described(value)}"
+      end
+
+      @logger = value
+    end
+
+    # @return [Logger] the configured logger, else Rails.logger (when Rails
+    #   has one), else Sidekiq.logger (when Sidekiq is loaded), else a Logger to $stderr
+    def logger
+      @logger || framework_logger || @lock.synchronize { @stderr_logger ||= Logger.new(Logging::StderrDevice) }
     end
 
     def inspect
@@ -94,6 +117,13 @@ module LeaseMachines
 
       @store_builder = nil
       store
+    end
+
+    def framework_logger
+      return ::Rails.logger if defined?(::Rails) && ::Rails.respond_to?(:logger) && ::Rails.logger
+      return ::Sidekiq.logger if defined?(::Sidekiq) && ::Sidekiq.respond_to?(:logger)
+
+      nil
     end
 
     def store_shown

@@ -44,7 +44,7 @@ module LeaseMachines
         subscribers.each do |subscriber|
           subscriber.call(name, payload)
         rescue StandardError => e
-          warn "lease_machines: an event subscriber raised on #{name}: #{e.class}: #{e.message}"
+          Logging.warning("lease_machines: an event subscriber raised on #{name}: #{e.class}: #{e.message}")
         end
         notifications&.instrument("#{name}.lease_machines", payload)
       end

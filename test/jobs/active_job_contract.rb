@@ -37,6 +37,15 @@ module LeaseMachines
       leased resource: ->(job) { job.arguments.first }, on_occupied: :retry, reschedule_in: 0.2
     end
 
+    # Takes its own lease away, so that its release is refused and logged.
+    class ForceReleased < Leased
+      leased resource: ->(job) { job.arguments.first }, on_occupied: :raise
+
+      def perform(resource)
+        LeaseMachines.configuration.store.force_release(resource)
+      end
+    end
+
     class Failing < Raise
       def perform(_resource) = raise(ArgumentError, "boom")
     end
@@ -147,12 +156,27 @@ module LeaseMachines
       assert_operator @events.first[2], :>, held.token
     end
 
+    def test_the_lease_log_lines_and_events_name_the_job_class_and_its_id
+      log = StringIO.new
+      LeaseMachines.configuration.logger = Logger.new(log)
+      released = []
+      subscriber = LeaseMachines.subscribe { |event, payload| released << payload[:tags] if event == :release }
+      job = ActiveJobTestJobs::ForceReleased.new(day("sunday"))
+      job.perform_now
+
+      tags = "job=LeaseMachines::ActiveJobTestJobs::ForceReleased job_id=#{job.job_id}"
+      assert_match(/WARN -- : lease_machines: releasing "#{day('sunday')}" #{tags} \(token \d+\) was refused/, log.string)
+      assert_equal [{ job: "LeaseMachines::ActiveJobTestJobs::ForceReleased", job_id: job.job_id }], released
+    ensure
+      LeaseMachines.unsubscribe(subscriber) if subscriber
+    end
+
     def test_a_declaration_is_checked_when_it_is_made
       klass = Class.new(::ActiveJob::Base) { include LeaseMachines::ActiveJob }
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", on_occupied: :wait) }
       assert_match(/on_occupied must be one of \[:retry, :discard, :raise\], got :wait \(Symbol\)/, error.message)
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", tll: 3) }
-      assert_match(/unknown keys \[:tll\]/, error.message)
+      assert_match(/unknown keys \(tll: 3 \(Integer\)\)/, error.message)
       error = assert_raises(TypeError) { klass.leased(resource: :r) }
       assert_match(/resource must be a String/, error.message)
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", ttl: 0) }

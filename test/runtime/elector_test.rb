@@ -59,7 +59,7 @@ module LeaseMachines
       fail_next(1_000)
       5.times { @clock.advance(1) } # the renewal at 1002 and every retry fail
       assert_predicate leader, :leader?
-      _, warning = capture_io do
+      warning = capture_log do
         5.times { @clock.advance(1) } # 1010: renew_deadline passed
         assert_equal [1, :deposed, 1], @terms.pop
         sleep 0.01 until @events.any? { |name, _| name == :release }

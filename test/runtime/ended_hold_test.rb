@@ -26,7 +26,7 @@ module LeaseMachines
 
     def test_it_holds_nothing_when_its_release_failed
       held = nil
-      capture_io { held = hold { |h| fail_next(1) && h }.value }
+      capture_log { held = hold { |h| fail_next(1) && h }.value }
       assert_equal [:failed], events(:release, :status)
       assert_released held
     end

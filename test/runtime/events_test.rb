@@ -27,10 +27,30 @@ module LeaseMachines
 
     def test_a_subscriber_that_raises_is_reported_and_the_hold_goes_on
       failing = LeaseMachines.subscribe { |_name, _payload| raise IOError, "subscriber broke" }
-      _, warning = capture_io { assert_equal :ok, hold { :ok }.value }
+      warning = capture_log { assert_equal :ok, hold { :ok }.value }
       assert_match(/an event subscriber raised on acquire: IOError: subscriber broke/, warning)
     ensure
       LeaseMachines.unsubscribe(failing)
+    end
+
+    def test_a_holds_tags_go_with_its_events_and_its_log_lines
+      tags = { job: "NightlyReport", jid: "4f1c" }
+      warning = capture_log do
+        hold(tags: tags) { @store.force_release("nightly") }
+      end
+
+      assert_equal [tags, tags], events(:acquire, :tags) + events(:release, :tags)
+      assert_match(/releasing "nightly" job=NightlyReport jid=4f1c \(token 1\) was refused: stale_token/, warning)
+      hold { :ok }
+
+      refute events(:acquire).last.key?(:tags), "a hold without tags gives none"
+    end
+
+    def test_tags_are_a_hash_of_symbols_to_plain_values
+      [{ "job" => "x" }, { job: Object.new }, [[:job, "x"]]].each do |tags|
+        error = assert_raises(TypeError) { hold(tags: tags) { flunk "ran" } }
+        assert_match(/tags must be a Hash of Symbol => String, Symbol or Integer, got/, error.message)
+      end
     end
 
     def test_unsubscribe_says_whether_it_was_subscribed

@@ -42,7 +42,7 @@ module LeaseMachines
       held = nil
       warnings = nil
       while_the_renewal_thread_is_busy_elsewhere do
-        _, warnings = capture_io do
+        warnings = capture_log do
           held = hold(on_lost: ->(h) { losses << h.reason }) do |h|
             @clock.advance(31, settle: false) # a pause past the whole TTL
             @entered.pop # the renewal thread is busy with "other"
@@ -69,7 +69,7 @@ module LeaseMachines
       with_fences do |fences|
         losses = Queue.new
         seen = nil
-        _, warnings = capture_io do
+        warnings = capture_log do
           assert_raises(FencedError) do
             hold(on_lost: ->(h) { losses << [h.reason, Thread.current.name] }) do |held|
               seen = held

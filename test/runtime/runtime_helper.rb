@@ -2,6 +2,8 @@
 
 require "test_helper"
 require "lease_machines/testing"
+require "logger"
+require "stringio"
 
 module LeaseMachines
   # What the runtime tests share: a Memory store on a manual clock, a store
@@ -24,6 +26,17 @@ module LeaseMachines
     def teardown
       LeaseMachines.unsubscribe(@subscriber)
       super
+    end
+
+    # @return [String] what the block wrote to the gem's logger
+    #   (LeaseMachines.configuration.logger: here a Logger on a StringIO)
+    def capture_log
+      log = StringIO.new
+      LeaseMachines.configuration.logger = Logger.new(log)
+      yield
+      log.string
+    ensure
+      LeaseMachines.configuration.logger = nil
     end
 
     # The next `count` decisions fail with `error` (nothing is committed).

@@ -50,7 +50,7 @@ module LeaseMachines
       option = Jobs::LeaseOption.new({ resource: "reports/monday" }, choices: %i[raise], default_on_occupied: :raise,
                                                                      owner: "a job")
 
-      Testing.bypass { assert_leased("reports/monday") { Jobs::LeasedRun.call(option, "reports/monday") { :ran } } }
+      Testing.bypass { assert_leased("reports/monday") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }
     end
 
     def test_assert_leased_fails_when_no_lease_was_taken

@@ -42,7 +42,7 @@ module LeaseMachines
         return yield if option.nil?
 
         resource = option.resource_for(self)
-        outcome = Jobs::LeasedRun.call(option, resource) do |held|
+        outcome = Jobs::LeasedRun.call(option, resource, tags: { job: self.class.name.to_s, job_id: job_id.to_s }) do |held|
           @lease = held
           yield
         ensure

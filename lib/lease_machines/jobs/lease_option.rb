@@ -22,9 +22,7 @@ module LeaseMachines
 
         @owner = owner
         options = options.transform_keys(&:to_sym)
-        unknown = options.keys - KEYS
-        raise ArgumentError, "#{owner} has unknown keys #{unknown.inspect} (known: #{KEYS.inspect})" unless unknown.empty?
-
+        refuse_unknown(options)
         @resource = checked_resource(options.fetch(:resource) { raise ArgumentError, "#{owner} needs resource:" })
         @ttl = checked_seconds(options[:ttl], "ttl") { |value| Cadence.new(ttl: value, renew_after: value, warn_before: 0) }
         @wait = checked_seconds(options.fetch(:wait, 0), "wait") { |value| non_negative(value, "wait") }
@@ -60,15 +58,25 @@ module LeaseMachines
 
       private
 
+      def refuse_unknown(options)
+        unknown = options.except(*KEYS)
+        return if unknown.empty?
+
+        shown = unknown.map { |key, value| "#{key}: #{Stores.described(value)}" }.join(", ")
+        raise ArgumentError, "#{@owner} has unknown keys (#{shown}); known: #{KEYS.inspect}"
+      end
+
       def checked_resource(resource)
         return resource if resource.respond_to?(:call)
 
         Stores.resource_name(resource, argument: "#{@owner} resource")
       end
 
+      # An ActiveSupport::Duration (`30.seconds`) is kept as its seconds.
       def checked_seconds(value, name)
         return nil if value.nil?
 
+        value = Runtime::Seconds.plain(value)
         yield value
         value
       rescue TypeError, RangeError, ArgumentError => e

@@ -4,13 +4,15 @@ module LeaseMachines
   module Jobs
     # Runs one job under the runtime's `hold`, its lease current to the job's fiber.
     module LeasedRun
+      # @param tags [Hash{Symbol => Object}] the job's class and id, in the lease's log lines and events
       # @return [Runtime::Outcome] held? and the job's value, or the rejection
-      def self.call(option, resource)
+      def self.call(option, resource, tags:)
         substitute = TestMode.current
         return substitute.hold(option, resource) { |held| Current.with(held) { yield held } } if substitute
 
         authority = option.store.authority(resource)
-        authority.hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl, wait: option.wait) do |held|
+        authority.hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl, wait: option.wait,
+                       tags: tags) do |held|
           Current.with(held) { yield held }
         end
       end

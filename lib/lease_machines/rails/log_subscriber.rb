@@ -24,6 +24,7 @@ module LeaseMachines
       def line(name, event)
         payload = event.payload
         fields = SHOWN.filter_map { |key| "#{key}=#{payload[key]}" unless payload[key].nil? }
+        payload[:tags]&.each { |key, value| fields << "#{key}=#{value}" }
         ms = payload[:duration] ? payload[:duration] * 1000.0 : event.duration
         format("lease_machines %<name>s (%<ms>.1fms) %<fields>s", name: name, ms: ms, fields: fields.join(" "))
       end

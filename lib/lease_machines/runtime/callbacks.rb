@@ -20,7 +20,7 @@ module LeaseMachines
       def call(event, held)
         @callables.fetch(event)&.call(held)
       rescue StandardError => e
-        warn "lease_machines: on_#{event} for #{held.resource.inspect} raised #{e.class}: #{e.message}"
+        Logging.warning("lease_machines: on_#{event} for #{held.subject} raised #{e.class}: #{e.message}")
       end
     end
   end

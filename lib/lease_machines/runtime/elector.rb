@@ -105,7 +105,7 @@ module LeaseMachines
         pause(@retry_period * (1 + (random.rand * (JITTER_FACTOR - 1))))
       end
     rescue StandardError => e
-      warn "lease_machines: the elector for owner #{@owner} stopped: #{e.class}: #{e.message}"
+      Logging.warning("lease_machines: the elector for owner #{@owner} stopped: #{e.class}: #{e.message}")
       @mutex.synchronize { @running = false }
     end
 

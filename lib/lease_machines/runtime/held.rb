@@ -34,6 +34,16 @@ module LeaseMachines
         @thread = nil
       end
 
+      # @return [Hash{Symbol => Object}, nil] the hold's `tags:` (a job's class and id)
+      def tags
+        @calls.tags
+      end
+
+      # @return [String] the resource and its tags, as log lines show them @api private
+      def subject
+        @calls.subject
+      end
+
       # @return [Integer] the fencing token to show the protected resource
       def token
         @mutex.synchronize { @holder.token }

@@ -18,14 +18,16 @@ module LeaseMachines
       # @param interrupt [Boolean] raise {LeaseLost} into the block's thread
       #   when the lease is lost (see docs/RUNTIME.md for the caveats)
       # @param clock [#now, #now_ns, #sleep, #wait] the holder's clock
+      # @param tags [Hash{Symbol => String, Symbol, Integer}, nil] shown in the
+      #   hold's log lines and given to its events (`tags:`), e.g. a job's class and id
       # @return [Outcome] held? and the block's value, or the last decision
       # @raise [StoreError] when the store failed on the last attempt
       def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
-               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, &block)
+               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, &block)
         raise ArgumentError, "hold needs a block" unless block
 
         callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
-        calls = lease_calls(owner, ttl, renew_after, warn_before, clock)
+        calls = lease_calls(owner, ttl, renew_after, warn_before, clock, Holding.tags(tags))
         HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
@@ -53,14 +55,26 @@ module LeaseMachines
         Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before)
       end
 
+      # @return [Hash, nil] `tags`, checked and frozen. @api private
+      def self.tags(tags)
+        return nil if tags.nil?
+
+        valid = tags.is_a?(Hash) && tags.all? do |key, value|
+          key.is_a?(Symbol) && (value.is_a?(String) || value.is_a?(Symbol) || value.is_a?(Integer))
+        end
+        raise TypeError, "tags must be a Hash of Symbol => String, Symbol or Integer, got #{tags.inspect}" unless valid
+
+        tags.transform_values { |value| value.is_a?(String) ? -value : value }.freeze
+      end
+
       private
 
-      def lease_calls(owner, ttl, renew_after, warn_before, clock)
+      def lease_calls(owner, ttl, renew_after, warn_before, clock, tags) # rubocop:disable Metrics/ParameterLists -- hold's keywords, passed on
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
 
-        LeaseCalls.new(authority: self, resource: hold_resource, owner: owner, clock: clock,
+        LeaseCalls.new(authority: self, resource: hold_resource, owner: owner, clock: clock, tags: tags,
                        cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
           hold_decide(operation, clock, **arguments)
         end

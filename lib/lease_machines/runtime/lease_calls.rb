@@ -14,15 +14,18 @@ module LeaseMachines
       attr_reader :cadence
       # @return [#now, #now_ns, #sleep, #wait]
       attr_reader :clock
+      # @return [Hash{Symbol => Object}, nil] the hold's `tags:`
+      attr_reader :tags
 
       # `decide` takes (operation, keywords) and calls the authority (with
       # `now:` on the caller's clock for an in-memory {Authority}).
-      def initialize(authority:, resource:, owner:, cadence:, clock:, &decide)
+      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, &decide) # rubocop:disable Metrics/ParameterLists -- one hold's parts
         @authority = authority
         @resource = resource
         @owner = owner
         @cadence = cadence
         @clock = clock
+        @tags = tags
         @decide = decide
         freeze
       end
@@ -46,17 +49,23 @@ module LeaseMachines
         decision = timed(:release, held) { @decide.call(:release, owner: @owner, token: held.token) }
         return if decision.released?
 
-        warn "lease_machines: releasing #{@resource.inspect} (token #{held.token}) was refused: #{decision.reason}"
+        Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) was refused: #{decision.reason}")
       rescue StoreError => e
-        warn "lease_machines: releasing #{@resource.inspect} (token #{held.token}) failed: #{e.class}: #{e.message}"
+        Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) failed: #{e.class}: #{e.message}")
+      end
+
+      # @return [String] the resource and the tags, as log lines show them
+      def subject
+        Logging.subject(@resource, @tags)
       end
 
       # Reports an event about `held` (see {Events}).
       def emit(name, held, **fields)
         return unless Events.listened?
 
-        Events.emit(name, { resource: @resource, owner: @owner, token: held&.token, status: nil, reason: nil,
-                            duration: nil }.merge(fields))
+        payload = { resource: @resource, owner: @owner, token: held&.token, status: nil, reason: nil, duration: nil }
+        payload[:tags] = @tags if @tags
+        Events.emit(name, payload.merge(fields))
       end
 
       private

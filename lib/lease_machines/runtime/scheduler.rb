@@ -121,7 +121,7 @@ module LeaseMachines
       def renew(held)
         held.renew
       rescue StandardError => e
-        warn "lease_machines: renewing #{held.resource.inspect} raised #{e.class}: #{e.message}"
+        Logging.warning("lease_machines: renewing #{held.subject} raised #{e.class}: #{e.message}")
       ensure
         @mutex.synchronize do
           @due.set(held, held.due_at) if @due.include?(held)

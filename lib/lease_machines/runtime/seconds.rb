@@ -7,6 +7,12 @@ module LeaseMachines
     module Seconds
       module_function
 
+      # @return [Object] an ActiveSupport::Duration's seconds (`30.seconds`
+      #   is 30); anything else as given, for {.check} or the caller's rule
+      def plain(value)
+        defined?(::ActiveSupport::Duration) && value.is_a?(::ActiveSupport::Duration) ? value.value : value
+      end
+
       # @param name [Symbol] the keyword
       # @param positive [Boolean] whether 0 is out of range too
       # @return [Integer, Float] the value

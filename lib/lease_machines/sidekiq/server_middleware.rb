@@ -22,7 +22,8 @@ module LeaseMachines
         return yield if option.nil?
 
         resource = option.resource_for(payload["args"])
-        outcome = Jobs::LeasedRun.call(option, resource) do |held|
+        tags = { job: job.class.name.to_s, jid: payload["jid"].to_s }
+        outcome = Jobs::LeasedRun.call(option, resource, tags: tags) do |held|
           job.lease = held if job.respond_to?(:lease=)
           yield
         end

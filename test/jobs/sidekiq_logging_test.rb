@@ -1,0 +1,61 @@
+# frozen_string_literal: true
+
+require "minitest/autorun"
+require "lease_machines"
+require "lease_machines/sidekiq"
+require "logger"
+require "stringio"
+require "tmpdir"
+
+module LeaseMachines
+  # Takes its own lease away, so that its release is refused and logged.
+  class ForceReleasedJob
+    include ::Sidekiq::Job
+    sidekiq_options lease: { resource: ->(args) { args[0] }, ttl: 30 }
+
+    def perform(resource)
+      LeaseMachines.configuration.store.force_release(resource)
+    end
+  end
+
+  # The lease lines of a Sidekiq job name its class and jid: the job runs
+  # through Sidekiq's own middleware chain with the gem's server middleware,
+  # on a real SQLite store, and the gem's logger is a real Logger.
+  class SidekiqLoggingTest < Minitest::Test
+    def setup
+      super
+      @dir = Dir.mktmpdir("lm_sidekiq_logging")
+      @log = StringIO.new
+      LeaseMachines.configure do |config|
+        config.store = Stores::SQLite.new(File.join(@dir, "leases.sqlite3")).setup!
+        config.logger = Logger.new(@log)
+      end
+    end
+
+    def teardown
+      LeaseMachines.reset_configuration!
+      FileUtils.rm_rf(@dir)
+      super
+    end
+
+    def run_job(job, jid, *args)
+      chain = ::Sidekiq::Middleware::Chain.new
+      chain.add Sidekiq::ServerMiddleware
+      job.jid = jid
+      payload = { "class" => job.class.name, "jid" => jid, "args" => args, "queue" => "default" }
+      chain.invoke(job, payload, "default") { job.perform(*args) }
+    end
+
+    def test_a_refused_release_is_logged_with_the_job_class_and_jid
+      released = []
+      subscriber = LeaseMachines.subscribe { |event, payload| released << payload[:tags] if event == :release }
+      run_job(ForceReleasedJob.new, "4f1c9a", "reports/sunday")
+
+      subject = 'releasing "reports/sunday" job=LeaseMachines::ForceReleasedJob jid=4f1c9a'
+      assert_match(/WARN -- : lease_machines: #{subject} \(token \d+\) was refused: stale_token/, @log.string)
+      assert_equal [{ job: "LeaseMachines::ForceReleasedJob", jid: "4f1c9a" }], released
+    ensure
+      LeaseMachines.unsubscribe(subscriber) if subscriber
+    end
+  end
+end
