@@ -129,6 +129,26 @@ module LeaseMachines
       locker&.close
     end
 
+    # doctor: the verdict of Store#durability in words (exit 0: nothing
+    # acknowledged is lost; 4: the database may lose a grant), read-only.
+    def test_doctor_says_what_the_database_promises
+      before = Digest::SHA256.file(@path).hexdigest
+      out, err, status = lease_machines("--store", @url, "doctor")
+      assert_equal 0, status.exitstatus, err
+      assert_match(/\ASQLite: survives_crash: an acknowledged grant is on disk/, out)
+      assert_includes out.lines, "  synchronous = 2\n"
+      assert_equal before, Digest::SHA256.file(@path).hexdigest, "doctor wrote nothing"
+
+      out, err, status = lease_machines("--store", StoreTestHelper::PostgresServer.url, "doctor", "--json")
+      assert_equal 4, status.exitstatus, "a server with no synchronous standby may lose a grant: #{err}"
+      report = JSON.parse(out)
+      assert_equal %w[PostgreSQL survives_crash], report.values_at("engine", "verdict")
+      assert_equal "on", report.dig("settings", "synchronous_commit")
+
+      _out, err, status = lease_machines("--store", @url, "doctor", "nightly")
+      assert_equal [2, "lease_machines: doctor takes no RESOURCE, got 1"], [status.exitstatus, err.lines.first.chomp]
+    end
+
     def test_status_never_waits_behind_a_postgres_row_lock_and_release_gives_up
       url = StoreTestHelper::PostgresServer.url
       store = Stores::Postgres.new(url)

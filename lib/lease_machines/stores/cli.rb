@@ -24,6 +24,8 @@ module LeaseMachines
       EXIT_NOT_FOUND = 1
       EXIT_USAGE = 2
       EXIT_UNAVAILABLE = 3
+      # doctor: the database may lose a grant it acknowledged (the verdict says how).
+      EXIT_AT_RISK = 4
       EXIT_INTERRUPTED = 130
       # How many characters of a name (or other argument) a message quotes.
       QUOTED_MAX = 100

@@ -12,7 +12,7 @@ module LeaseMachines
       VERDICTS = {
         survives_failover: "an acknowledged grant is on a synchronous standby too: it survives the loss of " \
                            "the primary and the promotion of that standby",
-        survives_crash: "an acknowledged grant is on the server's disk: it survives a crash, but a failover " \
+        survives_crash: "an acknowledged grant is on disk: it survives a crash of the database, but a failover " \
                         "to an asynchronous replica (or a restore from a backup) can lose it and issue its " \
                         "token again",
         loses_on_crash: "even a crash or a power loss can lose an acknowledged grant, and its token is " \

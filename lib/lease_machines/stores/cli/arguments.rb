@@ -13,7 +13,7 @@ module LeaseMachines
 
         # The hint a usage error ends with.
         USAGE = "Usage: lease_machines [--store STORE] [--json] [--timeout SECONDS] " \
-                "status [RESOURCE | --match GLOB] | release RESOURCE --force (see --help)"
+                "status [RESOURCE | --match GLOB] | release RESOURCE --force | doctor (see --help)"
 
         # Seconds a command waits for a lock or a statement by default.
         DEFAULT_TIMEOUT = 5.0
@@ -21,6 +21,7 @@ module LeaseMachines
         BANNER = <<~BANNER
           Usage: lease_machines --store STORE status [RESOURCE | --match GLOB]
                  lease_machines --store STORE release RESOURCE --force
+                 lease_machines --store STORE doctor
 
           Commands:
               status [RESOURCE]         holder, token, time until expiry and the last issued
@@ -31,6 +32,8 @@ module LeaseMachines
               release RESOURCE --force  clear RESOURCE's lease whoever holds it; the last issued
                                         token stays, so the next grant gets a greater one and the
                                         old holder is fenced at the protected resource
+              doctor                    what the database promises about a grant it acknowledged
+                                        (a crash, a failover), from its settings; read-only
 
           Exit status:
               0    done (also: status --match matching nothing, release of a free resource)
@@ -38,6 +41,8 @@ module LeaseMachines
               2    usage: bad arguments (a message and the usage line on stderr)
               3    the store is unreachable or unusable: no such database (or an empty file),
                    connection refused, no table, a lock held longer than --timeout
+              4    doctor: the database may lose a grant it acknowledged (a failover to an
+                   asynchronous replica, a crash), and so issue its token again
               130  interrupted (Ctrl-C)
 
           Options:
@@ -108,6 +113,7 @@ module LeaseMachines
           when nil then raise UsageError, "missing command"
           when "status" then check_status(args)
           when "release" then check_release(args)
+          when "doctor" then check_doctor(args)
           else raise UsageError, "unknown command #{CLI.quote(command)}"
           end
         end
@@ -119,6 +125,12 @@ module LeaseMachines
 
           raise UsageError, "status takes RESOURCE or --match GLOB, not both" unless args.empty?
           raise UsageError, "bad --match: GLOB must be valid UTF-8" unless @options[:match].encoding == Encoding::UTF_8
+        end
+
+        def check_doctor(args)
+          raise UsageError, "doctor takes no RESOURCE, got #{args.size}" unless args.empty?
+          raise UsageError, "--match only applies to status" if @options[:match]
+          raise UsageError, "--force only applies to release" if @options[:force]
         end
 
         def check_release(args)

@@ -3,13 +3,16 @@
 module LeaseMachines
   module Stores
     class CLI
-      # One command on an open store: `status` (read-only) and `release`.
+      # One command on an open store: `status` and `doctor` (read-only) and `release`.
       class Commands
         # Commands that never write: their SQLite store is opened read-only.
-        READ_ONLY = %w[status].freeze
+        READ_ONLY = %w[status doctor].freeze
+        # The verdicts doctor passes: nothing acknowledged is lost in a
+        # failover (a SQLite file has no replica to fail over to).
+        SAFE = { "SQLite" => %i[survives_failover survives_crash] }.freeze
         # fnmatch flags of `status --match`: `*` matches any byte, also `.`, `/` and `:`.
         GLOB_FLAGS = File::FNM_EXTGLOB | File::FNM_DOTMATCH
-        private_constant :READ_ONLY, :GLOB_FLAGS
+        private_constant :READ_ONLY, :GLOB_FLAGS, :SAFE
 
         # @param invocation [Arguments::Invocation]
         # @param output [Output]
@@ -23,7 +26,11 @@ module LeaseMachines
           spec = StoreSpec.new(@invocation.store, timeout: @invocation.timeout,
                                                   readonly: READ_ONLY.include?(@invocation.command))
           spec.open do |store|
-            @invocation.command == "status" ? status(store) : release(store)
+            case @invocation.command
+            when "status" then status(store)
+            when "doctor" then doctor(store)
+            else release(store)
+            end
           end
         end
 
@@ -71,6 +78,15 @@ module LeaseMachines
 
           [statuses.select { |status| File.fnmatch?(glob, status.name, GLOB_FLAGS) },
            failures.select { |bad, _error| File.fnmatch?(glob, bad, GLOB_FLAGS) }]
+        end
+
+        # What the database promises about a grant it acknowledged
+        # (Store#durability), in words; exit 4 when it may lose one.
+        def doctor(store)
+          durability = store.durability
+          @output.durability(durability)
+          safe = SAFE.fetch(durability.engine, %i[survives_failover])
+          safe.include?(durability.verdict) ? EXIT_OK : EXIT_AT_RISK
         end
 
         def release(store)

@@ -70,6 +70,19 @@ module LeaseMachines
           end
         end
 
+        # doctor's answer: the verdict, what it means, why, and the settings read.
+        def durability(durability)
+          if @json
+            @out.puts JSON.pretty_generate({ engine: durability.engine, verdict: durability.verdict,
+                                             meaning: durability.meaning, reasons: durability.reasons,
+                                             settings: durability.settings })
+            return
+          end
+          @out.puts "#{durability.engine}: #{durability.verdict}: #{durability.meaning}"
+          durability.reasons.each { |reason| @out.puts "  because #{reason}" }
+          durability.settings.each { |name, value| @out.puts "  #{name} = #{value}" }
+        end
+
         private
 
         def release_hash(name, before)
