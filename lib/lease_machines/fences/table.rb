@@ -15,6 +15,13 @@ module LeaseMachines
         @source = source
       end
 
+      # A short description: the engine, its connections' source (a URL
+      # without its password), what it admits.
+      def inspect
+        "#<#{self.class.name} #{@source}#{" admits=#{@admission.mode}" if @admission}#{' signed' if signed?}>"
+      end
+      alias to_s inspect
+
       # Whether this fence admits signed tokens only (`signing_keys:` given).
       def signed?
         !@signing_keys.nil?

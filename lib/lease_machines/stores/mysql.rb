@@ -104,6 +104,10 @@ module LeaseMachines
 
       private
 
+      def inspect_source
+        @connections.to_s
+      end
+
       def missing_table_hint
         store_class = self.class
         lambda do |error|

@@ -131,6 +131,10 @@ module LeaseMachines
 
       private
 
+      def inspect_source
+        @connections.to_s
+      end
+
       def handover_wait(name, seconds)
         @listener.await(name, seconds)
       end

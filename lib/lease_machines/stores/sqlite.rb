@@ -140,6 +140,10 @@ module LeaseMachines
 
       private
 
+      def inspect_source
+        @failures.label.delete_prefix("SQLite (").delete_suffix(")")
+      end
+
       # This process's SQLite3::Database (opened now when it has none).
       def database
         @connection.current.database

@@ -23,6 +23,14 @@ module LeaseMachines
         @signing_keys = Signing::Keys.from(signing_keys)
       end
 
+      # A short description: the engine, where its connections come from
+      # (a URL without its password), and the options that change decisions.
+      def inspect
+        flags = [(" signed" if signs?), (" before_commit" if before_commit)].join
+        "#<#{self.class.name} #{inspect_source}#{flags}>"
+      end
+      alias to_s inspect
+
       # Whether granted and renewed leases carry a proof of their token
       # (`signing_keys:` given).
       def signs?
