@@ -31,8 +31,12 @@ module LeaseMachines
       # @param signing_keys [Array<String>, nil] secret keys of at least 32
       #   bytes: granted and renewed leases carry their token's proof, signed
       #   with the first (docs/FENCES.md, "Signed tokens")
-      def initialize(connection, before_commit: nil, signing_keys: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
+      #   or `:clock_floor` (also at least the server clock in microseconds, so
+      #   that a failover to an asynchronous replica that lost the last grants
+      #   still issues above them; docs/STORES.md, "Durability and failover")
+      def initialize(connection, before_commit: nil, signing_keys: nil, tokens: :sequence)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
         @connections = Connections.for(connection)
         driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
                                       hint: missing_table_hint)
@@ -46,7 +50,7 @@ module LeaseMachines
       def decide(name, request)
         return super if before_commit
 
-        @fast_path.decide(name, request) || super
+        @fast_path.decide(name, request, tokens) || super
       rescue Mysql2::Error => e
         raise @failures.unavailable(e)
       end

@@ -42,8 +42,13 @@ module LeaseMachines
       # @param signing_keys [Array<String>, nil] secret keys of at least 32
       #   bytes: granted and renewed leases carry their token's proof, signed
       #   with the first (docs/FENCES.md, "Signed tokens")
-      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
+      #   or `:clock_floor` (also at least the store clock in microseconds, so
+      #   that a history restored from a backup issues above the tokens it lost;
+      #   docs/STORES.md, "Durability and failover")
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil, tokens: :sequence)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
         @path = database_path(path)
         @busy_timeout_ms = busy_milliseconds(busy_timeout)
         raise TypeError, "clock must respond to #call, got #{clock.inspect}" unless clock.nil? || clock.respond_to?(:call)
@@ -57,6 +62,7 @@ module LeaseMachines
         @failures = Failures.new("SQLite", @path, driver: driver, server: false)
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures) }
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @api private: one decision. A grant is first decided on the row read
       # outside any transaction (a WAL reader takes no lock): a refusal that
@@ -69,7 +75,7 @@ module LeaseMachines
           connection = @connection.current
           [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
         end
-        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND)
+        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND, tokens)
         return decision unless after
 
         take_turn(columns, clock) if decision.granted?
