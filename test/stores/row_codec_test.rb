@@ -86,6 +86,30 @@ module LeaseMachines
       assert_equal "1", request(:acquire, now: 1e-9).decide("res", nil, nil, :sequence).last.last
     end
 
+    # The store's token policy: :clock_floor raises a grant's token to the
+    # evaluated instant in µs (the core's TokenFloor::ClockMicros); only a
+    # grant's token changes. Anything else is refused before the row is read.
+    def test_the_token_policy_floors_a_grant_at_the_evaluated_instant_in_microseconds
+      row = %w[41 7 41 100 50] # token 41, held by 7 until 100 ns: expired
+      sequence, floored = %i[sequence clock_floor].map do |tokens|
+        request(:acquire, owner: 8, ttl: 1).decide("res", row, 12_345_678_901, tokens)
+      end
+      assert_equal 42, sequence.first.lease.token
+      assert_equal 12_345_678, floored.first.lease.token
+      assert_equal sequence.last.values_at(1, 3, 4), floored.last.values_at(1, 3, 4)
+      assert_equal %w[12345678 12345678], floored.last.values_at(0, 2)
+      # A renewal keeps its token whatever the policy.
+      renewed = request(:renew, owner: 7, token: 41).decide("res", %w[41 7 41 100000000000 50], 99, :clock_floor)
+      assert_equal 41, renewed.first.lease.token
+
+      [:fast, "sequence", nil, 0, :"sequence\x00"].each do |bad|
+        error = assert_raises(ArgumentError) { request(:acquire).decide("res", :not_a_row, 0, bad) }
+        assert_equal "tokens must be :sequence or :clock_floor, got #{bad.inspect}", error.message
+      end
+      assert_same :clock_floor, Native.token_policy(:clock_floor)
+      assert_raises(ArgumentError) { Native.token_policy("clock_floor") }
+    end
+
     def test_the_whole_u64_range_round_trips_exactly
       row = [U64_MAX.to_s, U64_MAX.to_s, U64_MAX.to_s, (U64_MAX - 1).to_s, (U64_MAX - 2).to_s]
       decision, after = decide(row, :renew, owner: U64_MAX, token: U64_MAX, now: U64_MAX - 2, ttl: 2e-9)
