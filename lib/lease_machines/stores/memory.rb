@@ -17,8 +17,10 @@ module LeaseMachines
       # @param clock [#now_ns, #wait] used only when `database` is not given
       # @param signing_keys [Array<String>, nil] as the durable stores' (granted
       #   leases carry their token's proof)
-      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`, as the
+      #   durable stores'
+      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
         unless database.nil? || database.is_a?(Database)
           raise TypeError, "database must be a LeaseMachines::Stores::Memory::Database, got #{database.inspect}"
         end

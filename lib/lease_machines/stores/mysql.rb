@@ -35,8 +35,12 @@ module LeaseMachines
       #   kept by the client ({Deadline}): past it the call is interrupted
       #   and raises StoreError (nothing committed) or, once COMMIT (or the
       #   fast path's write) was sent, OutcomeUnknownError. nil (the default): none
-      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
+      #   or `:clock_floor` (also at least the server clock in microseconds, so
+      #   that a failover to an asynchronous replica that lost the last grants
+      #   still issues above them; docs/STORES.md, "Durability and failover")
+      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil, tokens: :sequence)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
         @deadline = Deadline.from(timeout)
         @connections = Connections.for(connection)
         driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
@@ -49,7 +53,7 @@ module LeaseMachines
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
       def decide(name, request)
-        within(@deadline) { before_commit ? super : @fast_path.decide(name, request) || super }
+        within(@deadline) { before_commit ? super : @fast_path.decide(name, request, tokens) || super }
       rescue Mysql2::Error => e
         raise @failures.unavailable(e)
       end

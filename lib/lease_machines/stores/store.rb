@@ -13,14 +13,21 @@ module LeaseMachines
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
       attr_reader :before_commit
 
+      # @return [Symbol] how a grant's token is chosen: `:sequence` (the last
+      #   token issued plus one) or `:clock_floor` (also at least the store
+      #   clock in microseconds; docs/STORES.md, "Durability and failover")
+      attr_reader :tokens
+
       # @param signing_keys [Array<String>, nil] see {Signing::Keys.from}
-      def initialize(before_commit: nil, signing_keys: nil)
+      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`
+      def initialize(before_commit: nil, signing_keys: nil, tokens: :sequence)
         unless before_commit.nil? || before_commit.respond_to?(:call)
           raise TypeError, "before_commit must respond to #call, got #{before_commit.inspect}"
         end
 
         @before_commit = before_commit
         @signing_keys = Signing::Keys.from(signing_keys)
+        @tokens = Native.token_policy(tokens)
       end
 
       # A short description: the engine, where its connections come from
@@ -105,7 +112,7 @@ module LeaseMachines
       def decide(name, request)
         transaction do |tx|
           columns, clock_ms = tx.lock(name, create: true)
-          decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND)
+          decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
           tx.write(name, after, exists: !columns.nil?) if after
           announce_release(tx, name) if after && decision.released?
           notify(tx, name, decision, after || columns)
