@@ -38,6 +38,24 @@ module LeaseMachines
       assert_equal durability.meaning, Stores::Durability::VERDICTS.fetch(durability.verdict)
     end
 
+    # durability: :strict decides only where Durability#strict? holds, and
+    # otherwise refuses before writing anything, naming the verdict.
+    def test_strict_durability_decides_only_on_a_database_that_keeps_acknowledged_grants
+      name = unique_name("strict")
+      store = new_store(durability: :strict)
+      if store.durability.strict?
+        assert_predicate store.authority(name).acquire(owner: 1, ttl: 10), :granted?
+      else
+        error = assert_raises(StoreError) { store.authority(name).acquire(owner: 1, ttl: 10) }
+        assert_match(/durability: :strict refuses to decide: #{store.durability.verdict}, .*nothing was written/,
+                     error.message)
+        assert_nil store.status(name), "nothing was written"
+      end
+      assert_includes store.inspect, " durability=strict"
+      error = assert_raises(ArgumentError) { new_store(durability: :lax) }
+      assert_equal "durability must be :strict or nil, got :lax", error.message
+    end
+
     def test_acquire_renew_release_with_caller_time
       authority = new_store.authority(unique_name)
       granted = authority.acquire(owner: 1, now: 100, ttl: 10)

@@ -19,14 +19,17 @@ module LeaseMachines
       #   leases carry their token's proof)
       # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`, as the
       #   durable stores'
-      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence)
-        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence,
+                     durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         unless database.nil? || database.is_a?(Database)
           raise TypeError, "database must be a LeaseMachines::Stores::Memory::Database, got #{database.inspect}"
         end
 
         @database = database || Database.new(clock: clock)
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @return [#now_ns] the store clock
       def clock
@@ -59,12 +62,11 @@ module LeaseMachines
         Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
       end
 
-      def inspect
-        "#<#{self.class.name} resources=#{@database.size}>"
-      end
-      alias to_s inspect
-
       private
+
+      def inspect_source
+        "resources=#{@database.size}"
+      end
 
       # Waits on the store clock until `name`'s lease is released.
       def handover_wait(name, seconds)

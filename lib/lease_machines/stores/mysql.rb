@@ -39,8 +39,9 @@ module LeaseMachines
       #   or `:clock_floor` (also at least the server clock in microseconds, so
       #   that a failover to an asynchronous replica that lost the last grants
       #   still issues above them; docs/STORES.md, "Durability and failover")
-      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil, tokens: :sequence)
-        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil, tokens: :sequence, durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @deadline = Deadline.from(timeout)
         @connections = Connections.for(connection)
         driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
@@ -48,6 +49,7 @@ module LeaseMachines
         @failures = Failures.new("MySQL", driver: driver, server: true)
         @fast_path = FastPath.new(@connections, @failures)
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @api private: one decision: compare-and-set, or a locked transaction
       # with a before_commit hook or after the compare-and-set lost

@@ -61,8 +61,9 @@ module LeaseMachines
       #   still issues above them; docs/STORES.md, "Durability and failover")
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(connection, lock_timeout: nil, statement_timeout: nil, timeout: nil, prepared_statements: true,
-                     before_commit: nil, signing_keys: nil, listen_url: nil, tokens: :sequence)
-        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
+                     before_commit: nil, signing_keys: nil, listen_url: nil, tokens: :sequence,
+                     durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @deadline = Deadline.from(timeout)
         raise TypeError, "listen_url must be a String or nil, got #{listen_url.inspect}" unless listen_url.nil? ||
                                                                                                 listen_url.is_a?(String)

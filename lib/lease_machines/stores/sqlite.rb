@@ -51,8 +51,8 @@ module LeaseMachines
       #   docs/STORES.md, "Durability and failover")
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil, readonly: false,
-                     tokens: :sequence)
-        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens)
+                     tokens: :sequence, durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @path = database_path(path)
         @busy_timeout_ms = busy_milliseconds(busy_timeout)
         raise TypeError, "readonly must be true or false, got #{readonly.inspect}" unless [true, false].include?(readonly)
