@@ -38,14 +38,14 @@ module LeaseMachines
 
     def test_token_zero_is_refused_with_its_own_reason
       assert_raises(FencedError) { @fences.guard("reports/nightly", 0) { flunk "ran" } }
-      assert_equal [[:zero_token, nil]], refusals.map { |payload| payload.values_at(:reason, :highest) }
+      assert_equal([[:zero_token, nil]], refusals.map { |payload| payload.values_at(:reason, :highest) })
     end
 
     def test_a_bound_fence_tells_an_unknown_token_from_a_stale_one
       Stores::SQLite.new(@path).setup!.close
       bound = Fences::SQLite.new(@path, store: true)
       assert_raises(UnknownTokenError) { bound.guard("reports/nightly", 9) { flunk "ran" } }
-      assert_equal [:unknown_token], refusals.map { |payload| payload[:reason] }
+      assert_equal([:unknown_token], refusals.map { |payload| payload[:reason] })
     ensure
       bound&.close
     end
@@ -53,7 +53,7 @@ module LeaseMachines
     def test_a_forged_proof_is_refused_with_its_own_reason
       signed = Fences::SQLite.new(@path, signing_keys: ["k" * 32])
       assert_raises(ForgedTokenError) { signed.guard("reports/nightly", 3, proof: "0" * 64) { flunk "ran" } }
-      assert_equal [:forged_token], refusals.map { |payload| payload[:reason] }
+      assert_equal([:forged_token], refusals.map { |payload| payload[:reason] })
     ensure
       signed&.close
     end

@@ -25,7 +25,7 @@ module LeaseMachines
       end
       assert_predicate waiter.value, :held?
       granted = events(:acquire).select { |payload| payload[:owner] == 8 && payload[:status] == :granted }
-      assert_equal [3.0], granted.map { |payload| payload.fetch(:waited) }
+      assert_equal([3.0], granted.map { |payload| payload.fetch(:waited) })
       refused = events(:acquire).select { |payload| payload[:status] == :rejected }
       assert_equal 0.0, refused.first.fetch(:waited), "the first attempt is sent as the hold starts"
     end
