@@ -131,6 +131,14 @@ module LeaseMachines
       assert_equal 400.0, exposition.value("lease_machines_releases_total", family: "jobs", status: "released")
     end
 
+    def test_events_from_many_threads_at_once_are_all_counted
+      payload = { resource: "jobs/1", owner: 1, token: 1, status: :renewed, reason: nil, duration: 0.001, late: 0.002 }
+      threads = Array.new(8) { Thread.new { 20_000.times { @metrics.call(:renew, payload) } } }
+      threads.each(&:join)
+      assert_equal 160_000, @metrics.value("lease_machines_renewals_total", family: "jobs", status: "renewed")
+      assert_equal 160_000, @metrics.value("lease_machines_renewal_lateness_seconds", family: "jobs").count
+    end
+
     def test_an_uninstalled_registry_counts_nothing_more
       hold { :ok }
       assert @metrics.uninstall
