@@ -34,6 +34,8 @@ module LeaseMachines
     end
 
     def test_it_serves_a_registry_only
+      skip "ill-typed on purpose: the signatures refuse this call" if defined?(::RBS::Test::Tester)
+
       error = assert_raises(TypeError) { Metrics::RackApp.new(Object.new) }
       assert_match(/metrics must be a LeaseMachines::Metrics/, error.message)
     end
