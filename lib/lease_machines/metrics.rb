@@ -24,6 +24,8 @@ module LeaseMachines
     # The method each event goes to.
     HANDLERS = { acquire: :acquired, renew: :renewed, release: :released, at_risk: :at_risk, lost: :lost,
                  fenced: :fenced, fence_refused: :fence_refused, elected: :elected, deposed: :deposed }.freeze
+    # The events whose `duration:` is a store call's.
+    STORE_CALLS = { acquire: :acquire, renew: :renew, release: :release }.freeze
 
     # @param family [#call, false] resource name -> its `family` label
     #   ({Families::DEFAULT}: the name up to its first "/", ":" or space);
@@ -36,7 +38,8 @@ module LeaseMachines
       @families = family == false ? nil : Families.new(family, max_families)
       @clock = clock
       @handovers = Handovers.new
-      @series = Hash.new { |all, name| all[name] = {} }
+      # { metric id => { [family, label values...] => Integer or Histogram } }
+      @series = Catalog::METRICS.transform_values { {} }
       @mutex = Mutex.new
     end
 
@@ -65,9 +68,10 @@ module LeaseMachines
 
       now = @clock.now
       @mutex.synchronize do
-        labels = family_labels(payload[:resource])
-        send(handler, payload, labels, now)
-        store_call(name, payload, labels)
+        family = @families&.of(payload[:resource])
+        send(handler, payload, family, now)
+        event = STORE_CALLS[name]
+        observe(:store_call, [family, event], payload[:duration]) if event
       end
       nil
     end
@@ -81,10 +85,14 @@ module LeaseMachines
     # counted), a Histogram copy (nil when never observed).
     # `labels`: exactly the series' labels (`family: "reports", reason: "occupied"`).
     def value(name, **labels)
-      metric = Catalog.fetch(name)
+      id = Catalog.id(name)
       wanted = labels.to_h { |key, label| [key.to_s, label.to_s] }
-      found = snapshot.fetch(name, {}).find { |series_labels, _| series_labels.to_h == wanted }&.last
-      found || (metric.type == :counter ? 0 : nil)
+      found = Exposition.labelled(id, snapshot.fetch(id)).find { |series_labels, _| series_labels.to_h == wanted }
+      if found
+        found.last
+      else
+        (Catalog::METRICS.fetch(id).type == :counter ? 0 : nil)
+      end
     end
 
     private
@@ -96,73 +104,63 @@ module LeaseMachines
       end
     end
 
-    def family_labels(resource)
-      @families ? [["family", @families.of(resource)].freeze] : []
-    end
-
-    def count(name, labels, **more)
-      key = (labels + more.filter_map { |label, value| [label.to_s, value.to_s].freeze unless value.nil? }).freeze
-      series = @series[name]
+    def count(id, key)
+      series = @series.fetch(id)
       series[key] = series.fetch(key, 0) + 1
     end
 
-    def observe(name, labels, seconds)
+    def observe(id, key, seconds)
       return unless seconds.is_a?(Numeric) && seconds.finite?
 
-      (@series[name][labels.dup.freeze] ||= Histogram.new(Catalog.fetch(name).buckets)).observe([seconds, 0.0].max)
+      series = @series.fetch(id)
+      (series[key] ||= Histogram.new(Catalog::METRICS.fetch(id).buckets)).observe(seconds.negative? ? 0.0 : seconds)
     end
 
-    def store_call(name, payload, labels)
-      return unless HANDLERS.slice(:acquire, :renew, :release).key?(name)
-
-      observe("lease_machines_store_call_seconds", labels + [["event", name.to_s]], payload[:duration])
-    end
-
-    def acquired(payload, labels, now)
+    def acquired(payload, family, now)
       case payload[:status]
       when :granted
-        count("lease_machines_grants_total", labels)
-        observe("lease_machines_acquire_wait_seconds", labels, payload[:waited])
-        observe("lease_machines_handover_seconds", labels, @handovers.granted(payload[:resource], now))
-      when :rejected then count("lease_machines_refusals_total", labels, reason: payload[:reason])
-      else count("lease_machines_acquire_errors_total", labels, reason: payload[:reason])
+        count(:grants, [family])
+        observe(:acquire_wait, [family], payload[:waited])
+        observe(:handover, [family], @handovers.granted(payload[:resource], now))
+      when :rejected then count(:refusals, [family, payload[:reason]])
+      else count(:acquire_errors, [family, payload[:reason]])
       end
     end
 
-    def renewed(payload, labels, _now)
-      count("lease_machines_renewals_total", labels, status: payload[:status], reason: payload[:reason])
-      observe("lease_machines_renewal_lateness_seconds", labels, payload[:late])
+    def renewed(payload, family, _now)
+      count(:renewals, [family, payload[:status], payload[:reason]])
+      observe(:renewal_lateness, [family], payload[:late])
     end
 
-    def released(payload, labels, now)
-      count("lease_machines_releases_total", labels, status: payload[:status], reason: payload[:reason])
+    def released(payload, family, now)
+      count(:releases, [family, payload[:status], payload[:reason]])
       @handovers.released(payload[:resource], now) if payload[:status] == :released
-      observe("lease_machines_held_seconds", labels, payload[:held])
+      observe(:held, [family], payload[:held])
     end
 
-    def at_risk(_payload, labels, _now)
-      count("lease_machines_at_risk_total", labels)
+    def at_risk(_payload, family, _now)
+      count(:at_risk, [family])
     end
 
-    def lost(payload, labels, _now)
-      count("lease_machines_lost_total", labels, reason: payload[:reason])
-      observe("lease_machines_held_seconds", labels, payload[:held])
+    def lost(payload, family, _now)
+      count(:lost, [family, payload[:reason]])
+      observe(:held, [family], payload[:held])
     end
 
-    def fenced(_payload, labels, _now)
-      count("lease_machines_fenced_holds_total", labels)
+    def fenced(_payload, family, _now)
+      count(:fenced_holds, [family])
     end
 
-    def fence_refused(payload, labels, _now)
-      count("lease_machines_fence_refusals_total", labels, reason: payload[:reason])
+    def fence_refused(payload, family, _now)
+      count(:fence_refusals, [family, payload[:reason]])
     end
 
-    def elected(_payload, labels, _now)
-      count("lease_machines_elections_total", labels)
+    def elected(_payload, family, _now)
+      count(:elections, [family])
     end
 
-    def deposed(_payload, labels, _now)
-      count("lease_machines_depositions_total", labels)
+    def deposed(_payload, family, _now)
+      count(:depositions, [family])
     end
   end
 end

@@ -14,7 +14,7 @@ module LeaseMachines
 
     def test_every_metric_has_its_help_and_type_even_before_any_event
       text = exposition
-      assert_equal Metrics::Catalog::METRICS.keys, text.types.keys
+      assert_equal Metrics::Catalog::METRICS.values.map(&:name), text.types.keys
       Metrics::Catalog::METRICS.each_value do |metric|
         assert_equal metric.type, text.types.fetch(metric.name), metric.name
         assert_equal metric.help, text.help.fetch(metric.name)

@@ -11,17 +11,28 @@ module LeaseMachines
 
       module_function
 
-      # @param series [Hash{String => Hash{Array<[String, String]> => Integer, Histogram}}]
+      # @param series [Hash{Symbol => Hash{Array => Integer, Histogram}}] by
+      #   metric id, each series keyed by its label values (family first)
       # @return [String]
       def text(series)
         out = +""
-        Catalog::METRICS.each_value do |metric|
+        Catalog::METRICS.each do |id, metric|
           out << "# HELP #{metric.name} #{escape_help(metric.help)}\n# TYPE #{metric.name} #{metric.type}\n"
-          series.fetch(metric.name, {}).sort_by(&:first).each do |labels, value|
+          labelled(id, series.fetch(id, {})).each do |labels, value|
             metric.type == :histogram ? histogram(out, metric.name, labels, value) : sample(out, metric.name, labels, value)
           end
         end
         out
+      end
+
+      # @return [Array<[Array<[String, String]>, Object]>] each series with
+      #   its labels named (nil values left out), sorted by them
+      def labelled(id, series)
+        names = ["family", *Catalog::METRICS.fetch(id).labels]
+        named = series.map do |values, value|
+          [names.zip(values).filter_map { |name, label| [name, label.to_s] unless label.nil? }, value]
+        end
+        named.sort_by(&:first)
       end
 
       def histogram(out, name, labels, histogram)

@@ -25,20 +25,32 @@ module LeaseMachines
 
         @rule = rule
         @limit = limit
-        @known = {}
+        @known = {} # family => itself, frozen
+        @recent = {} # resource name => its family, a cache of CACHE names at most
       end
+
+      CACHE = 4096
 
       # Inside the registry's Mutex.
       # @return [String] the family of `resource` ("other" past the limit)
       def of(resource)
         return OTHER unless resource.is_a?(String)
 
-        family = @rule.call(resource).to_s
-        return family if @known.key?(family)
-        return OTHER if @known.size >= @limit
+        @recent.fetch(resource) do
+          @recent.clear if @recent.size >= CACHE
+          @recent[resource] = family(@rule.call(resource).to_s)
+        end
+      end
 
-        @known[family.dup.freeze] = true
-        family
+      private
+
+      def family(name)
+        @known.fetch(name) do
+          next OTHER if @known.size >= @limit
+
+          frozen = name.dup.freeze
+          @known[frozen] = frozen
+        end
       end
     end
   end

@@ -9,6 +9,8 @@ module LeaseMachines
     class Held
       include Renewal
 
+      NOT_TOLD = {}.freeze
+
       # @return [String] the resource name
       attr_reader :resource
       # @return [Integer]
@@ -168,8 +170,11 @@ module LeaseMachines
 
       # The release's `held:` (seconds since the grant), unless the loss
       # already reported it: one `held:` per hold, on the event that ends it.
+      # Nothing is read when nobody listens.
       def held_for(now)
-        @mutex.synchronize { @reported ? {} : { held: now - @granted_at } }
+        return NOT_TOLD unless Events.listened?
+
+        @mutex.synchronize { @reported ? NOT_TOLD : { held: now - @granted_at } }
       end
 
       def done?
