@@ -18,10 +18,10 @@ require "lease_machines/stores/sqlite"
 
 METRICS = defined?(LeaseMachines::Metrics) && (require "lease_machines/metrics") && LeaseMachines::Metrics.new
 
-# Runs `n` holds with `subscriber` installed for the batch (nil: nothing).
-def holds(authority, n, subscriber)
+# Runs `count` holds with `subscriber` installed for the batch (nil: nothing).
+def holds(authority, count, subscriber)
   installed = subscriber && LeaseMachines.subscribe(subscriber)
-  n.times { authority.hold!(owner: 1, ttl: 30) { nil } }
+  count.times { authority.hold!(owner: 1, ttl: 30) { nil } }
 ensure
   LeaseMachines.unsubscribe(installed) if installed
 end
