@@ -107,6 +107,21 @@ module LeaseMachines
                    "taken at the release, with no time passing on the clock"
     end
 
+    def test_an_electors_terms
+      terms = Queue.new
+      elector = Elector.new(@store.authority("relays/outbox"), owner: 1, clock: @clock,
+                                                               on_elected: ->(term) { terms << [:elected, term] },
+                                                               on_deposed: ->(term) { terms << [:deposed, term] })
+      elector.start
+      assert_equal [:elected, 1], terms.pop
+      elector.stop
+      assert_equal [:deposed, 1], terms.pop
+
+      text = exposition
+      assert_equal 1.0, text.value("lease_machines_elections_total", family: "relays")
+      assert_equal 1.0, text.value("lease_machines_depositions_total", family: "relays")
+    end
+
     def test_families_are_bounded_and_can_be_turned_off
       bounded = Metrics.new(max_families: 2).install
       flat = Metrics.new(family: false).install
