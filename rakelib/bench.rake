@@ -49,9 +49,12 @@ namespace :bench do
   desc "The renewal runtime: 1,000 concurrent holds on SQLite, and hold { } against acquire + release"
   task(runtime: :compile) { BenchTasks.run("runtime_bench.rb") }
 
+  desc "What a Metrics registry costs hold { }: nothing subscribed, an empty subscriber, Metrics installed"
+  task(metrics: :compile) { BenchTasks.run("metrics_bench.rb") }
+
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"
   task(instructions: :compile) { BenchTasks.run("instructions.rb") }
 end
 
 desc "Run every benchmark (bench/*_bench.rb); starts Redis and PostgreSQL on loopback"
-task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime]
+task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime bench:metrics]

@@ -65,7 +65,9 @@ module LeaseMachines
         Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
         @source.with do |session|
           # 0 is never issued: stale everywhere, as for Fence#accept(0).
-          raise FencedError.new(resource: resource, token: 0, highest: read_mark(session, resource)) if token.zero?
+          if token.zero?
+            raise Refusals.report(FencedError.new(resource: resource, token: 0, highest: read_mark(session, resource)))
+          end
 
           guard_on(session, resource, token, &block)
         end

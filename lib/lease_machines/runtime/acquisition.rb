@@ -20,12 +20,12 @@ module LeaseMachines
       #   granting request was sent (nil: not granted)
       # @raise [StoreError] when the store failed and the wait is over
       def call
-        deadline = @calls.clock.now + @wait
+        started = sent_at = @calls.clock.now
+        deadline = started + @wait
         pause = [FIRST_PAUSE, @ceiling].min
         reacquire = false
         loop do
-          sent_at = @calls.clock.now
-          decision, failure = attempt(reacquire)
+          decision, failure = attempt(reacquire, sent_at - started)
           return [decision, sent_at] if decision&.granted?
 
           reacquire ||= failure.is_a?(OutcomeUnknownError)
@@ -37,13 +37,14 @@ module LeaseMachines
           end
           idle([left, jittered(pause)].min)
           pause = [pause * 2, @ceiling].min
+          sent_at = @calls.clock.now
         end
       end
 
       private
 
-      def attempt(reacquire)
-        [@calls.acquire(reacquire: reacquire), nil]
+      def attempt(reacquire, waited)
+        [@calls.acquire(reacquire: reacquire, waited: waited), nil]
       rescue StoreError => e
         [nil, e]
       end
