@@ -9,6 +9,14 @@ module LeaseMachines
   class RuntimeArgumentsTest < Minitest::Test
     include RuntimeHelper
 
+    # tags: (events_test.rb shows what they do).
+    def test_tags_are_a_hash_of_symbols_to_plain_values
+      [{ "job" => "x" }, { job: Object.new }, [[:job, "x"]]].each do |tags|
+        error = assert_raises(TypeError) { hold(tags: tags) { flunk "ran" } }
+        assert_match(/tags must be a Hash of Symbol => String, Symbol or Integer, got/, error.message)
+      end
+    end
+
     def test_arguments_are_checked_before_anything_is_acquired
       {
         -> { hold(wait: -1) { flunk "ran" } } => [ArgumentError, "wait must be a finite, non-negative number of seconds, got -1"],
