@@ -98,7 +98,7 @@ module LeaseMachines
     end
 
     def test_attempts_start_at_a_random_slot
-      slots = Array.new(40) { hold(limit: 4) { |held| held.slot }.value }
+      slots = Array.new(40) { hold(limit: 4, &:slot).value }
       assert_operator slots.uniq.size, :>, 1, "waiters spread over the slots (#{slots.tally})"
     end
 
@@ -115,7 +115,7 @@ module LeaseMachines
       memory = Authority.new
       error = assert_raises(ArgumentError) { memory.hold(owner: 1, ttl: 30, limit: 2) { flunk "not run" } }
       assert_match(/limit: 2 .*store's authority/, error.message)
-      assert_equal 1, memory.hold(owner: 1, ttl: 30, limit: 1) { |held| held.token }.value
+      assert_equal 1, memory.hold(owner: 1, ttl: 30, limit: 1, &:token).value
     end
 
     def test_a_slot_name_past_the_longest_resource_name_is_refused
