@@ -49,6 +49,9 @@ namespace :bench do
   desc "The renewal runtime: 1,000 concurrent holds on SQLite, and hold { } against acquire + release"
   task(runtime: :compile) { BenchTasks.run("runtime_bench.rb") }
 
+  desc "Concurrency limits: 8 processes on hold(limit: 3) against limit: 1, on SQLite"
+  task(limits: :compile) { BenchTasks.run("limits_bench.rb") }
+
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"
   task(instructions: :compile) { BenchTasks.run("instructions.rb") }
 end
