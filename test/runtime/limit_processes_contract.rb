@@ -33,10 +33,10 @@ module LeaseMachines
         [slot.to_i, token.to_i, resource, *times.map(&:to_i)]
       end
       assert_equal 32, holds.size
-      assert_equal [0, 1, 2], holds.map(&:first).uniq.sort, "every slot was used"
-      holds.each { |slot, _, resource| assert_equal "#{name}#slot-#{slot}", resource }
       assert_operator most_at_once(holds), :<=, 3, "never more than the limit at once"
       assert_operator most_at_once(holds), :>=, 2, "the limit is not a mutex"
+      assert_equal [0, 1, 2], holds.map(&:first).uniq.sort, "every slot was used"
+      holds.each { |slot, _, resource| assert_equal "#{name}#slot-#{slot}", resource }
       holds.group_by(&:first).each do |slot, in_slot|
         tokens = in_slot.sort_by { |hold| hold[3] }.map { |hold| hold[1] }
         assert_equal tokens.sort.uniq, tokens, "slot #{slot}'s tokens strictly increase in the order it was held"
