@@ -21,6 +21,12 @@ module LeaseMachines
         limit == 1 ? resource : "#{resource}#{SEPARATOR}#{index}"
       end
 
+      # @return [Boolean] whether `name` is `resource` or one of its slots
+      def self.of?(name, resource)
+        name == resource || (name.start_with?("#{resource}#{SEPARATOR}") &&
+                             name.delete_prefix("#{resource}#{SEPARATOR}").match?(/\A\d+\z/))
+      end
+
       # @return [Integer] `limit`, when it is an Integer >= 1
       # @raise [TypeError, ArgumentError] naming `limit` and the value
       def self.check(limit, argument: "limit")
