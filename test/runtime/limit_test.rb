@@ -103,8 +103,8 @@ module LeaseMachines
     end
 
     def test_bad_limits_are_refused_naming_limit_and_the_value
-      [[0, ArgumentError], [-1, ArgumentError], [257, ArgumentError], [2.0, TypeError], ["3", TypeError],
-       [nil, TypeError], [true, TypeError]].each do |limit, error|
+      # (Not Integers: test/runtime/limit_arguments_test.rb, ill-typed on purpose.)
+      [[0, ArgumentError], [-1, ArgumentError], [257, ArgumentError]].each do |limit, error|
         raised = assert_raises(error, limit.inspect) { hold(limit: limit) { flunk "not run" } }
         assert_match(/\Alimit must be an Integer from 1 to 256 .*got #{Regexp.escape(limit.inspect)}/, raised.message)
       end

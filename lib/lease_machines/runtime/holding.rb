@@ -81,7 +81,7 @@ module LeaseMachines
         cadence = Holding.cadence(ttl, renew_after, warn_before)
         Array.new(limit) do |index|
           authority = limit == 1 ? self : hold_slot(index, limit)
-          LeaseCalls.new(authority: authority, resource: Slots.name(hold_resource, index, limit), slot: index,
+          LeaseCalls.new(authority: authority, resource: Slots.slot_name(hold_resource, index, limit), slot: index,
                          owner: owner, clock: clock, tags: tags, cadence: cadence) do |operation, **arguments|
             authority.__send__(:hold_decide, operation, clock, **arguments)
           end
@@ -125,7 +125,7 @@ module LeaseMachines
 
         # The slot's authority, on the same store (its name checked there).
         def hold_slot(index, limit)
-          store.authority(Slots.name(name, index, limit))
+          store.authority(Slots.slot_name(name, index, limit))
         end
       end
     end

@@ -17,7 +17,7 @@ module LeaseMachines
       # @param limit [Integer] a checked limit
       # @return [String] the slot's resource name: the resource itself when
       #   the limit is 1 (a limit-1 holder and a plain `hold` exclude each other)
-      def self.name(resource, index, limit)
+      def self.slot_name(resource, index, limit)
         limit == 1 ? resource : "#{resource}#{SEPARATOR}#{index}"
       end
 
