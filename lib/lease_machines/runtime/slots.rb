@@ -27,7 +27,7 @@ module LeaseMachines
                              name.delete_prefix("#{resource}#{SEPARATOR}").match?(/\A\d+\z/))
       end
 
-      # @return [Integer] `limit`, when it is an Integer >= 1
+      # @return [Integer] `limit`, when it is an Integer from 1 to {MAX}
       # @raise [TypeError, ArgumentError] naming `limit` and the value
       def self.check(limit, argument: "limit")
         unless limit.is_a?(Integer)
