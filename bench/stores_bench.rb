@@ -61,11 +61,13 @@ def sqlite_engine(dir)
                      commit.execute!
                    end)
                  end
+  floored = LeaseMachines::Stores::SQLite.new(File.join(dir, "bench.sqlite3"), tokens: :clock_floor)
   cleanup = lambda do
     [begin_immediate, commit, increment, update].compact.each(&:close)
-    store.close
+    [store, floored].each(&:close)
   end
-  Engine.new("SQLite #{SQLite3::SQLITE_VERSION}", store, floor, store_update, cleanup, {})
+  Engine.new("SQLite #{SQLite3::SQLITE_VERSION}", store, floor, store_update, cleanup,
+             { "tokens: :clock_floor" => floored })
 end
 
 def postgres_engine(url)
@@ -103,7 +105,8 @@ def postgres_engine(url)
   variants = {
     "lock_timeout: 5 (SET LOCAL with every write)" => LeaseMachines::Stores::Postgres.new(conn, lock_timeout: 5),
     "with a before_commit hook (a locked transaction)" =>
-      LeaseMachines::Stores::Postgres.new(conn, before_commit: ->(_commit) {})
+      LeaseMachines::Stores::Postgres.new(conn, before_commit: ->(_commit) {}),
+    "tokens: :clock_floor" => LeaseMachines::Stores::Postgres.new(conn, tokens: :clock_floor)
   }
   Engine.new("PostgreSQL #{version[/\A[\d.]+/]}", store, floor, store_update, cleanup, variants)
 end

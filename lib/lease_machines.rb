@@ -25,6 +25,7 @@ module LeaseMachines
   autoload :Fences, "lease_machines/fences"
   autoload :FencedError, "lease_machines/fenced_error"
   autoload :Signing, "lease_machines/signing/keys"
+  autoload :Metrics, "lease_machines/metrics"
 end
 
 # Inside a Rails app (Rails is loaded before its gems), the Railtie.

@@ -52,9 +52,12 @@ namespace :bench do
   desc "Concurrency limits: 8 processes on hold(limit: 3) against limit: 1, on SQLite"
   task(limits: :compile) { BenchTasks.run("limits_bench.rb") }
 
+  desc "What a Metrics registry costs hold { }: nothing subscribed, an empty subscriber, Metrics installed"
+  task(metrics: :compile) { BenchTasks.run("metrics_bench.rb") }
+
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"
   task(instructions: :compile) { BenchTasks.run("instructions.rb") }
 end
 
 desc "Run every benchmark (bench/*_bench.rb); starts Redis and PostgreSQL on loopback"
-task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime]
+task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime bench:metrics]

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use lease_machines::{Checkpoint, Fence, FencingToken, Lease, LeaseAuthority, OwnerId};
+use lease_machines::{Checkpoint, Fence, FencingToken, Lease, LeaseAuthority, OwnerId, TokenFloor};
 
 fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
@@ -35,6 +35,16 @@ fn authority(c: &mut Criterion) {
     group.bench_function("acquire_granted", |b| {
         b.iter(|| {
             let mut a = black_box(prepared);
+            a.acquire(black_box(twelve), black_box(secs(120)), black_box(secs(30)))
+        })
+    });
+
+    // The same grant with the token floor: owner 12 gets 120_000_000 (the
+    // clock in µs) instead of 42.
+    let floored = held().with_token_floor(TokenFloor::ClockMicros);
+    group.bench_function("acquire_granted_clock_floor", |b| {
+        b.iter(|| {
+            let mut a = black_box(floored);
             a.acquire(black_box(twelve), black_box(secs(120)), black_box(secs(30)))
         })
     });

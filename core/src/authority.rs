@@ -36,6 +36,64 @@ pub enum ClockPolicy {
     Clamp,
 }
 
+/// Where a grant's token starts: the next in the sequence only, or at least
+/// the instant the grant is evaluated at, in whole microseconds.
+///
+/// A token floor keeps tokens monotonic across a history that lost its end:
+/// a store that fails over to a replica which never received the last grants
+/// (or restarts from a backup, or loses commits in a crash) continues from an
+/// older `last_issued`. Under [`TokenFloor::Sequence`] it issues the lost
+/// tokens again; under [`TokenFloor::ClockMicros`] it issues at least its
+/// clock in microseconds, which is above every token the lost grants carried
+/// as long as they were issued at an earlier instant (on a clock that agrees)
+/// and no more than one grant per microsecond ran ahead of the clock.
+///
+/// ```
+/// use core::time::Duration;
+/// use lease_machines::{Decision, LeaseAuthority, OwnerId, TokenFloor};
+///
+/// let owner = OwnerId::new(1);
+/// let now = Duration::from_micros(1_700_000_000_000_000);
+/// let ttl = Duration::from_secs(30);
+/// let mut floored = LeaseAuthority::new().with_token_floor(TokenFloor::ClockMicros);
+/// let Decision::Granted(first) = floored.acquire(owner, now, ttl) else { panic!() };
+/// assert_eq!(first.token().value(), 1_700_000_000_000_000);
+/// // Within the same microsecond: the sequence goes on.
+/// let Decision::Granted(second) = floored.reacquire(owner, now, ttl) else { panic!() };
+/// assert_eq!(second.token().value(), 1_700_000_000_000_001);
+///
+/// // The same history restored without its last grant (a failover that lost
+/// // it) issues above the lost token once its clock has moved on.
+/// let mut promoted = LeaseAuthority::new().with_token_floor(TokenFloor::ClockMicros);
+/// let later = now + Duration::from_millis(5);
+/// let Decision::Granted(again) = promoted.acquire(OwnerId::new(2), later, ttl) else { panic!() };
+/// assert!(again.token() > second.token());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TokenFloor {
+    /// The token is `last_issued + 1` (1 for a fresh history). The default.
+    #[default]
+    Sequence,
+    /// The token is `max(last_issued + 1, now in whole microseconds)`, `now`
+    /// being the instant the grant is evaluated at (after the clock policy).
+    /// A history whose tokens are below the clock moves up to it once; one
+    /// whose `last_issued` is above the clock goes on with `+ 1`. A clock
+    /// past `u64::MAX` microseconds floors at [`FencingToken::MAX`]. Tokens
+    /// still never wrap: after `u64::MAX` every grant is
+    /// [`Rejection::TokensExhausted`].
+    ClockMicros,
+}
+
+impl TokenFloor {
+    /// The least token this floor allows at `now` (0: no floor).
+    fn at(self, now: Duration) -> u64 {
+        match self {
+            Self::Sequence => 0,
+            Self::ClockMicros => u64::try_from(now.as_micros()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
 /// Decides who holds one resource and until when.
 ///
 /// Pure and deterministic: the caller supplies every instant, nothing allocates,
@@ -65,6 +123,7 @@ pub struct LeaseAuthority {
     state: Checkpoint,
     policy: ClockPolicy,
     horizon: Duration,
+    floor: TokenFloor,
 }
 
 impl Default for LeaseAuthority {
@@ -83,7 +142,8 @@ enum Grant {
 
 impl LeaseAuthority {
     /// A fresh history: no token issued, no lease, clock at the origin,
-    /// [`ClockPolicy::Reject`], no horizon short of [`Duration::MAX`].
+    /// [`ClockPolicy::Reject`], no horizon short of [`Duration::MAX`],
+    /// [`TokenFloor::Sequence`].
     #[must_use]
     pub const fn new() -> Self {
         Self::restore(Checkpoint {
@@ -128,15 +188,27 @@ impl LeaseAuthority {
         self
     }
 
-    /// Rebuilds an authority from a checkpoint, with [`ClockPolicy::Reject`]
-    /// and no horizon; chain [`with_clock_policy`](Self::with_clock_policy)
-    /// and [`with_horizon`](Self::with_horizon) for others.
+    /// The same authority with a token floor (see [`TokenFloor`]). The
+    /// default is [`TokenFloor::Sequence`]. The floor is a policy, like the
+    /// clock policy: it is not part of the [`Checkpoint`].
+    #[must_use]
+    pub const fn with_token_floor(mut self, floor: TokenFloor) -> Self {
+        self.floor = floor;
+        self
+    }
+
+    /// Rebuilds an authority from a checkpoint, with [`ClockPolicy::Reject`],
+    /// no horizon and [`TokenFloor::Sequence`]; chain
+    /// [`with_clock_policy`](Self::with_clock_policy),
+    /// [`with_horizon`](Self::with_horizon) and
+    /// [`with_token_floor`](Self::with_token_floor) for others.
     #[must_use]
     pub const fn restore(checkpoint: Checkpoint) -> Self {
         Self {
             state: checkpoint,
             policy: ClockPolicy::Reject,
             horizon: Duration::MAX,
+            floor: TokenFloor::Sequence,
         }
     }
 
@@ -150,6 +222,12 @@ impl LeaseAuthority {
     #[must_use]
     pub const fn clock_policy(&self) -> ClockPolicy {
         self.policy
+    }
+
+    /// The token floor in force.
+    #[must_use]
+    pub const fn token_floor(&self) -> TokenFloor {
+        self.floor
     }
 
     /// The latest deadline this authority grants (see
@@ -284,6 +362,22 @@ impl LeaseAuthority {
         Ok(lease)
     }
 
+    /// The token a grant at `now` carries: the next in the sequence, raised
+    /// to the floor; `None` once `u64::MAX` was issued (never a wrap, and
+    /// never below the sequence).
+    fn next_token(&self, now: Duration) -> Option<FencingToken> {
+        let next = match self.state.last_issued {
+            None => FencingToken::FIRST,
+            Some(last) => last.next()?,
+        };
+        let floor = self.floor.at(now);
+        if floor > next.value() {
+            FencingToken::new(floor)
+        } else {
+            Some(next)
+        }
+    }
+
     fn grant(&mut self, kind: Grant, owner: OwnerId, now: Duration, ttl: Duration) -> Decision {
         let now = match self.observe(now) {
             Ok(now) => now,
@@ -301,12 +395,8 @@ impl LeaseAuthority {
                 return Decision::Rejected(Rejection::Occupied);
             }
         }
-        let token = match self.state.last_issued {
-            None => FencingToken::FIRST,
-            Some(last) => match last.next() {
-                Some(next) => next,
-                None => return Decision::Rejected(Rejection::TokensExhausted),
-            },
+        let Some(token) = self.next_token(now) else {
+            return Decision::Rejected(Rejection::TokensExhausted);
         };
         let lease = Lease::new(owner, token, expires_at);
         self.state.last_issued = Some(token);

@@ -32,7 +32,7 @@
 //! | 4 | `now + ttl` overflows: `DeadlineOverflow` | no lease or other token: `StaleToken` | `StaleToken` |
 //! | 5 | live lease: `Occupied` (`reacquire` rotates the caller's own) | other owner: `NotOwner` | `NotOwner` |
 //! | 6 | last token `u64::MAX`: `TokensExhausted` | `now >= expires_at`: `Expired` | `Expired` |
-//! | 7 | `Granted`, token `last + 1` | overflow: `DeadlineOverflow`, else `Renewed` to `max(expires_at, now + ttl)` | `Released`, token mark kept |
+//! | 7 | `Granted`, token `last + 1` (with [`TokenFloor::ClockMicros`]: `max(last + 1, now in µs)`) | overflow: `DeadlineOverflow`, else `Renewed` to `max(expires_at, now + ttl)` | `Released`, token mark kept |
 //!
 //! ```
 //! use core::time::Duration;
@@ -69,7 +69,7 @@ mod owner_id;
 mod persistence;
 mod proof;
 
-pub use authority::{ClockPolicy, LeaseAuthority};
+pub use authority::{ClockPolicy, LeaseAuthority, TokenFloor};
 pub use checkpoint::{Checkpoint, CheckpointError, FlatCheckpoint};
 pub use contention::{Contention, RequestKind};
 pub use core::time::Duration;

@@ -27,6 +27,7 @@ end
 
 require_relative "fences/token"
 require_relative "fences/pass"
+require_relative "fences/refusals"
 require_relative "fences/admission"
 require "lease_machines/stores/resource_name"
 require_relative "fences/stored_token"

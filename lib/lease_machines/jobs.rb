@@ -2,5 +2,6 @@
 
 require "lease_machines"
 require_relative "jobs/lease_option"
+require_relative "jobs/declaration"
 require_relative "jobs/current"
 require_relative "jobs/leased_run"

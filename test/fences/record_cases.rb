@@ -129,6 +129,28 @@ module LeaseMachines
       assert_nil report_model.find(fresh.id).lease_token, "token 0 never marks a row, even one never fenced"
     end
 
+    def test_every_refused_row_write_is_a_fence_refused_event
+      seen = []
+      subscriber = LeaseMachines.subscribe do |name, payload|
+        seen << payload.values_at(:resource, :token, :reason, :highest) if name == :fence_refused
+      end
+      record = report(token: 5)
+      assert_raises(FencedError) { record.fenced_update!(4, body: "stale") }
+      assert_raises(FencedError) { record.fenced_update!(0, body: "zero") }
+      day = unique_name("upsert")
+      report_model.fenced_upsert!(5, { day: day, body: "by 5" }, unique_by: :day)
+      assert_raises(FencedError) { report_model.fenced_upsert!(4, { day: day, body: "stale" }, unique_by: :day) }
+      assert_raises(FencedError) { report_model.fenced_upsert!(0, { day: unique_name, body: "zero" }, unique_by: :day) }
+
+      row = "#{report_model.name} id=#{record.id}"
+      assert_equal [[row, 4, :stale, 5], [row, 0, :zero_token, 5], ["#{report_model.name} day=#{day.inspect}", 4, :stale, 5]],
+                   seen.first(3)
+      assert_equal [0, :zero_token], seen.last.values_at(1, 2)
+      assert_equal 4, seen.size
+    ensure
+      LeaseMachines.unsubscribe(subscriber)
+    end
+
     def test_the_token_is_written_even_when_the_record_already_shows_it
       record = report(token: 5)
       report_model.where(id: record.id).update_all(lease_token: 2) # a mark lowered by hand, behind the record's back

@@ -67,7 +67,7 @@ module LeaseMachines
         rescue store_error => e
           puts e.class.equal?(store_error)
         end
-        decided, columns = request.acquire(1, nil, 5).decide("res", nil, 0)
+        decided, columns = request.acquire(1, nil, 5).decide("res", nil, 0, :sequence)
         puts decided.class.equal?(decision), columns.inspect
       RUBY
 

@@ -37,6 +37,14 @@ module LeaseMachines
       assert_includes @log.string, "WARN -- : #{line}\n"
     end
 
+    def test_a_write_a_fence_refused_is_a_warning
+      Rails::LogSubscriber.new.fence_refused(event(:fence_refused, resource: "reports/nightly", owner: nil, token: 1,
+                                                                   status: :refused, reason: :stale, highest: 2))
+
+      line = "lease_machines fence_refused (0.0ms) resource=reports/nightly token=1 status=refused reason=stale"
+      assert_includes @log.string, "WARN -- : #{line}\n"
+    end
+
     def test_a_line_without_tags_is_as_before
       Rails::LogSubscriber.new.lost(event(:lost, resource: "reports/nightly", owner: 7, token: 3))
 

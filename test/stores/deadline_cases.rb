@@ -8,8 +8,9 @@ module LeaseMachines
   # timeout, sorted like any interrupt: StoreError before its COMMIT (or
   # the fast path's write) was sent, OutcomeUnknownError after. Without the
   # timeout each of these calls would wait for the lock until the session
-  # holding it lets go. An including test class provides `new_store` and
-  # `hold_row_lock(name) { }` (another session holds the row's lock for the block).
+  # holding it lets go. An including test class provides `new_store`,
+  # `hold_row_lock(name) { }` (another session holds the row's lock for the
+  # block) and `lock_waiters` (the statements still waiting for a row lock).
   module DeadlineCases
     include StoreTestHelper
 
@@ -45,6 +46,23 @@ module LeaseMachines
       assert_match(/did not finish within the store's timeout \(0\.5 s\).*nothing was committed/, error.message)
       assert_equal before, baseline.checkpoint
       assert_equal 2, store.authority(name).reacquire(owner: 1, now: 102, ttl: 10).lease.token
+    end
+
+    # The interrupt stops the statement it left waiting on the server
+    # (PostgreSQL: a cancel request; MySQL: KILL QUERY): dropping the
+    # connection alone leaves it waiting, and a MySQL write would commit once
+    # the lock is granted.
+    def test_a_timeout_stops_the_statement_left_waiting_for_the_row_lock
+      name = unique_name("deadline-stop")
+      new_store.authority(name).acquire(owner: 1, now: 100, ttl: 10)
+      before = new_store.authority(name).checkpoint
+      store = new_store(timeout: TIMEOUT)
+      hold_row_lock(name) do
+        assert_raises(OutcomeUnknownError) { store.authority(name).reacquire(owner: 1, now: 101, ttl: 10) }
+        wait_for(timeout: 3) { lock_waiters.zero? }
+      end
+      sleep 0.2 # time for a write that was not stopped to commit
+      assert_equal before, new_store.authority(name).checkpoint, "the stopped write never committed"
     end
 
     def test_a_timeout_is_a_positive_finite_number_of_seconds

@@ -131,22 +131,6 @@ module LeaseMachines
 
     # --- MySQL only ------------------------------------------------------------
 
-    # The deadline's interrupt stops the write it left waiting for the row
-    # lock (KILL QUERY): closing the client alone would let it run on, and
-    # commit, once the lock is granted.
-    def test_a_timeout_kills_the_write_left_waiting_for_the_row_lock
-      name = unique_name("deadline-kill")
-      new_store.authority(name).acquire(owner: 1, now: 100, ttl: 10)
-      before = new_store.authority(name).checkpoint
-      store = new_store(timeout: DeadlineCases::TIMEOUT)
-      hold_row_lock(name) do
-        assert_raises(OutcomeUnknownError) { store.authority(name).reacquire(owner: 1, now: 101, ttl: 10) }
-        wait_for(timeout: 3) { lock_waiters.zero? }
-      end
-      sleep 0.2 # time for a write that was not stopped to commit
-      assert_equal before, new_store.authority(name).checkpoint, "the killed write never committed"
-    end
-
     # KILL CONNECTION from another session while the decision's transaction
     # waits in its hook, just before COMMIT: COMMIT fails on a lost connection,
     # which is an unknown outcome (here nothing was committed).

@@ -13,20 +13,6 @@ module LeaseMachines
     include ServerSessionCases
     include DeadlineCases
 
-    # The deadline's interrupt cancels the statement in flight: no backend
-    # is left waiting for the row lock once the call has returned.
-    def test_a_timeout_cancels_the_statement_left_waiting_for_the_row_lock
-      name = unique_name("deadline-cancel")
-      new_store.authority(name).acquire(owner: 1, now: 100, ttl: 10)
-      before = new_store.authority(name).checkpoint
-      store = new_store(timeout: DeadlineCases::TIMEOUT)
-      hold_row_lock(name) do
-        assert_raises(OutcomeUnknownError) { store.authority(name).reacquire(owner: 1, now: 101, ttl: 10) }
-        wait_for(timeout: 3) { lock_waiters.zero? }
-      end
-      assert_equal before, new_store.authority(name).checkpoint, "the cancelled write never committed"
-    end
-
     # --- PostgreSQL only ----------------------------------------------------------
 
     def hold_row_lock(name)

@@ -70,6 +70,16 @@ module LeaseMachines
       store&.close
     end
 
+    # With a synchronous standby named, durability: :strict lets the
+    # decision through (to wait for the standby, cut off here by timeout:).
+    def test_strict_durability_decides_with_a_synchronous_standby_named
+      store = Stores::Postgres.new(@url, durability: :strict, timeout: 0.5)
+      error = assert_raises(OutcomeUnknownError) { store.authority(unique_name).acquire(owner: 7, ttl: 30) }
+      assert_kind_of Stores::Deadline::Exceeded, error.cause, "past the check, waiting for the standby"
+    ensure
+      store&.close
+    end
+
     def test_durability_reads_the_synchronous_standby_and_sees_it_missing
       durability = @store.durability
 

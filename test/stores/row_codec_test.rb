@@ -16,7 +16,7 @@ module LeaseMachines
     # A request with `now: nil`, decided at the store clock `now`
     # (nanoseconds); `ttl` in seconds.
     def decide(columns, kind, owner: 1, token: nil, now: 10 * SECOND, ttl: 5)
-      request(kind, owner: owner, token: token, ttl: ttl).decide("res", columns, now)
+      request(kind, owner: owner, token: token, ttl: ttl).decide("res", columns, now, :sequence)
     end
 
     def request(kind, owner: 1, token: nil, now: nil, ttl: 5)
@@ -77,13 +77,37 @@ module LeaseMachines
     end
 
     def test_a_request_with_its_own_now_ignores_the_store_clock
-      decision, after = request(:acquire, owner: 7, now: 12, ttl: 0.5).decide("res", nil, 99 * SECOND)
+      decision, after = request(:acquire, owner: 7, now: 12, ttl: 0.5).decide("res", nil, 99 * SECOND, :sequence)
       assert_equal 12_500_000_000, decision.lease.expires_at_ns
       assert_equal (12 * SECOND).to_s, after.last
       # The store clock is not even read.
-      assert_predicate request(:acquire, now: 12.25).decide("res", nil, nil).first, :granted?
+      assert_predicate request(:acquire, now: 12.25).decide("res", nil, nil, :sequence).first, :granted?
       # A Float rounds to the nearest nanosecond, as everywhere in the gem.
-      assert_equal "1", request(:acquire, now: 1e-9).decide("res", nil, nil).last.last
+      assert_equal "1", request(:acquire, now: 1e-9).decide("res", nil, nil, :sequence).last.last
+    end
+
+    # The store's token policy: :clock_floor raises a grant's token to the
+    # evaluated instant in µs (the core's TokenFloor::ClockMicros); only a
+    # grant's token changes. Anything else is refused before the row is read.
+    def test_the_token_policy_floors_a_grant_at_the_evaluated_instant_in_microseconds
+      row = %w[41 7 41 100 50] # token 41, held by 7 until 100 ns: expired
+      sequence, floored = %i[sequence clock_floor].map do |tokens|
+        request(:acquire, owner: 8, ttl: 1).decide("res", row, 12_345_678_901, tokens)
+      end
+      assert_equal 42, sequence.first.lease.token
+      assert_equal 12_345_678, floored.first.lease.token
+      assert_equal sequence.last.values_at(1, 3, 4), floored.last.values_at(1, 3, 4)
+      assert_equal %w[12345678 12345678], floored.last.values_at(0, 2)
+      # A renewal keeps its token whatever the policy.
+      renewed = request(:renew, owner: 7, token: 41).decide("res", %w[41 7 41 100000000000 50], 99, :clock_floor)
+      assert_equal 41, renewed.first.lease.token
+
+      [:fast, "sequence", nil, 0, :"sequence\x00"].each do |bad|
+        error = assert_raises(ArgumentError) { request(:acquire).decide("res", :not_a_row, 0, bad) }
+        assert_equal "tokens must be :sequence or :clock_floor, got #{bad.inspect}", error.message
+      end
+      assert_same :clock_floor, Native.token_policy(:clock_floor)
+      assert_raises(ArgumentError) { Native.token_policy("clock_floor") }
     end
 
     def test_the_whole_u64_range_round_trips_exactly
@@ -192,7 +216,7 @@ module LeaseMachines
     end
 
     def test_times_must_fit_the_stores_timeline
-      assert_predicate request(:acquire, now: 18_446_744_073, ttl: 0.709551615).decide("res", nil, 0).first, :granted?
+      assert_predicate request(:acquire, now: 18_446_744_073, ttl: 0.709551615).decide("res", nil, 0, :sequence).first, :granted?
       { now: [18_446_744_074, 18_446_744_073.71, 2**63], ttl: [18_446_744_074, 1e15] }.each do |name, values|
         values.each do |value|
           message = "#{name} is too large for a store #{STORE_RANGE}, got #{value.inspect}"
@@ -234,12 +258,12 @@ module LeaseMachines
     def test_a_request_decides_again_the_same_way_for_a_retry
       request = request(:renew, owner: 7, token: 3, ttl: 9)
       row = ["3", "7", "3", (15 * SECOND).to_s, (10 * SECOND).to_s]
-      first = request.decide("res", row, 11 * SECOND)
-      assert_equal first, request.decide("res", row, 11 * SECOND)
+      first = request.decide("res", row, 11 * SECOND, :sequence)
+      assert_equal first, request.decide("res", row, 11 * SECOND, :sequence)
       moved = ["3", "7", "3", (20 * SECOND).to_s, (11 * SECOND).to_s]
       assert_equal [Decision.new(status: :renewed, lease: Lease.exact(owner: 7, token: 3, expires_at_ns: 21 * SECOND)),
                     ["3", "7", "3", (21 * SECOND).to_s, (12 * SECOND).to_s]],
-                   request.decide("res", moved, 12 * SECOND)
+                   request.decide("res", moved, 12 * SECOND, :sequence)
     end
   end
 end

@@ -38,6 +38,24 @@ module LeaseMachines
       assert_equal durability.meaning, Stores::Durability::VERDICTS.fetch(durability.verdict)
     end
 
+    # durability: :strict decides only where Durability#strict? holds, and
+    # otherwise refuses before writing anything, naming the verdict.
+    def test_strict_durability_decides_only_on_a_database_that_keeps_acknowledged_grants
+      name = unique_name("strict")
+      store = new_store(durability: :strict)
+      if store.durability.strict?
+        assert_predicate store.authority(name).acquire(owner: 1, ttl: 10), :granted?
+      else
+        error = assert_raises(StoreError) { store.authority(name).acquire(owner: 1, ttl: 10) }
+        assert_match(/durability: :strict refuses to decide: #{store.durability.verdict}, .*nothing was written/,
+                     error.message)
+        assert_nil store.status(name), "nothing was written"
+      end
+      assert_includes store.inspect, " durability=strict"
+      error = assert_raises(ArgumentError) { new_store(durability: :lax) }
+      assert_equal "durability must be :strict or nil, got :lax", error.message
+    end
+
     def test_acquire_renew_release_with_caller_time
       authority = new_store.authority(unique_name)
       granted = authority.acquire(owner: 1, now: 100, ttl: 10)
@@ -153,6 +171,65 @@ module LeaseMachines
       assert_equal Decision.rejected(:invalid_ttl), authority.acquire(owner: 1, now: 7, ttl: 0)
       assert_equal Checkpoint.from_parts(last_issued: nil, lease: nil, observed: 0), authority.checkpoint
       assert_nil store.status(authority.name), "no row"
+    end
+
+    # --- tokens: :clock_floor (docs/STORES.md, "Durability and failover") ---
+
+    # On every path that grants (a hook takes the locked transaction; without
+    # one a server engine's fast path, SQLite's read before the write lock) a
+    # token is at least the store clock in microseconds, and still strictly
+    # greater than the last.
+    def test_clock_floor_tokens_are_at_least_the_store_clock_in_microseconds
+      [new_store(tokens: :clock_floor), new_store(tokens: :clock_floor, before_commit: ->(_commit) {})].each do |store|
+        authority = store.authority(unique_name)
+        tokens = Array.new(3) do |index|
+          token = authority.reacquire(owner: 1, ttl: 30).lease.token
+          clock_us = authority.checkpoint.observed_ns / 1000
+          assert_operator token, :>=, clock_us
+          assert_equal clock_us, token, "a fresh history starts at the clock" if index.zero?
+          token
+        end
+        assert_equal tokens.uniq.sort, tokens, "strictly increasing"
+      end
+    end
+
+    # The floor is the instant the request is evaluated at: a caller's `now:`,
+    # or the committed clock when the caller's is behind it (clamp).
+    def test_clock_floor_follows_the_evaluated_instant
+      authority = new_store(tokens: :clock_floor).authority(unique_name)
+      assert_equal 100_000_000, authority.acquire(owner: 1, now: 100, ttl: 10).lease.token
+      assert_equal 100_000_001, authority.reacquire(owner: 1, now: 100, ttl: 10).lease.token, "within one µs: + 1"
+      assert_equal 100_000_002, authority.reacquire(owner: 1, now: 50, ttl: 10).lease.token, "evaluated at 100 s"
+      assert_equal 100_500_000, authority.reacquire(owner: 1, now: 100.5, ttl: 10).lease.token
+    end
+
+    def test_clock_floor_moves_an_existing_history_forward_once_and_never_back
+      name = unique_name
+      sequence = new_store.authority(name)
+      floor = new_store(tokens: :clock_floor).authority(name)
+      tokens = [100, 101].map { |now| sequence.reacquire(owner: 1, now: now, ttl: 10).lease.token }
+      assert_equal [1, 2], tokens
+      assert_equal 102_000_000, floor.reacquire(owner: 1, now: 102, ttl: 10).lease.token, "up to the clock, once"
+      assert_equal 102_000_001, sequence.reacquire(owner: 1, now: 103, ttl: 10).lease.token, "never back"
+      assert_equal 104_000_000, floor.reacquire(owner: 1, now: 104, ttl: 10).lease.token
+    end
+
+    def test_clock_floor_above_the_clock_goes_on_by_one_and_fails_closed_at_the_top
+      name = unique_name
+      insert_row(name, last_issued: U64_MAX - 1, observed_ns: 5)
+      floor = new_store(tokens: :clock_floor).authority(name)
+      assert_equal U64_MAX, floor.acquire(owner: 1, ttl: 10).lease.token
+      assert_equal Decision.rejected(:tokens_exhausted), floor.reacquire(owner: 1, ttl: 10)
+      assert_equal U64_MAX, floor.checkpoint.last_issued
+    end
+
+    def test_the_tokens_option_is_checked_at_construction
+      assert_equal :sequence, new_store.tokens
+      assert_equal :clock_floor, new_store(tokens: :clock_floor).tokens
+      [:fast, :"clock_floor\x00", "clock_floor", nil, 1].each do |bad|
+        error = assert_raises(ArgumentError) { new_store(tokens: bad) }
+        assert_equal "tokens must be :sequence or :clock_floor, got #{bad.inspect}", error.message
+      end
     end
 
     # --- one history per resource -------------------------------------------

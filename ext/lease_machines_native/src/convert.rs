@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use lease_machines::{ClockPolicy, FencingToken};
+use lease_machines::{ClockPolicy, FencingToken, TokenFloor};
 use magnus::{
     value::ReprValue, Error, Float, Integer, RBignum, RClass, Ruby, StaticSymbol, Symbol,
     TryConvert, Value,
@@ -250,4 +250,23 @@ pub fn clock_policy_value(ruby: &Ruby, policy: ClockPolicy) -> StaticSymbol {
         ClockPolicy::Reject => ruby.sym_new("reject"),
         ClockPolicy::Clamp => ruby.sym_new("clamp"),
     }
+}
+
+/// A store's `tokens:` policy: `:sequence` (the default) or `:clock_floor`
+/// (the core's `TokenFloor::ClockMicros`).
+pub fn token_floor_arg(ruby: &Ruby, value: Value) -> Result<TokenFloor, Error> {
+    // The Symbols themselves, as for the clock policy.
+    if let Some(symbol) = Symbol::from_value(value) {
+        if symbol == ruby.sym_new("sequence") {
+            return Ok(TokenFloor::Sequence);
+        }
+        if symbol == ruby.sym_new("clock_floor") {
+            return Ok(TokenFloor::ClockMicros);
+        }
+    }
+    Err(refusing(ruby, value, |shown| {
+        Failure::Argument(format!(
+            "tokens must be :sequence or :clock_floor, got {shown}"
+        ))
+    }))
 }

@@ -10,7 +10,7 @@
 //! request = Native::Request.reacquire(owner, now, ttl)
 //! request = Native::Request.renew(owner, token, now, ttl)
 //! request = Native::Request.release(owner, token, now)
-//! decision, columns = request.decide(name, columns, clock_ns)
+//! decision, columns = request.decide(name, columns, clock_ns, tokens) # tokens: :sequence or :clock_floor
 //! request.grant?                                         # acquire or reacquire
 //! request.on_contention                                  # Decision (refuse at once) or nil (wait)
 //! ```
@@ -18,6 +18,11 @@
 //! A store's timeline is whole nanoseconds since the Unix epoch: `now` and
 //! `ttl` must fit `u64` nanoseconds, and the authority that decides has that
 //! as its horizon, so every deadline it grants fits the row.
+//!
+//! `tokens` is the store's token policy: `:sequence` (`last_issued + 1`) or
+//! `:clock_floor` (the core's `TokenFloor::ClockMicros`: at least the instant
+//! the request is evaluated at, in whole microseconds), so that tokens stay
+//! monotonic across a failover that lost the last grants.
 
 use core::time::Duration;
 
@@ -184,10 +189,11 @@ impl Request {
         }
     }
 
-    /// `request.decide(name, columns, clock_ns)`: restores the authority from
-    /// the row (`nil`: a resource with no row; `name` only names it in a
-    /// `StoreError` about a bad row) with the `:clamp` clock policy and the
-    /// store's horizon, decides at the request's `now` or else at `clock_ns`
+    /// `request.decide(name, columns, clock_ns, tokens)`: restores the
+    /// authority from the row (`nil`: a resource with no row; `name` only
+    /// names it in a `StoreError` about a bad row) with the `:clamp` clock
+    /// policy, the store's horizon and the store's token policy (`tokens`,
+    /// checked first: `:sequence` or `:clock_floor`), decides at the request's `now` or else at `clock_ns`
     /// (Integer nanoseconds, the store's clock, read only then), and answers
     /// `[decision, columns to write]`, the second `nil` when the core's
     /// `must_store` says the row need not be written (nothing changed but the
@@ -198,7 +204,9 @@ impl Request {
         name: Value,
         columns: Value,
         clock_ns: Value,
+        tokens: Value,
     ) -> Result<RArray, Error> {
+        let floor = convert::token_floor_arg(ruby, tokens)?;
         let now = match rb_self.now {
             Some(now) => now,
             None => Duration::from_nanos(convert::u64_arg(ruby, clock_ns, "clock_ns")?),
@@ -206,7 +214,8 @@ impl Request {
         let stored = row::restore(ruby, name, row::decode(ruby, name, columns)?)?;
         let mut authority = LeaseAuthority::restore(stored)
             .with_clock_policy(ClockPolicy::Clamp)
-            .with_horizon(HORIZON);
+            .with_horizon(HORIZON)
+            .with_token_floor(floor);
         let owner = rb_self.owner;
         let decision: Decision = match rb_self.operation {
             Operation::Acquire(ttl) => authority.acquire(owner, now, ttl),
@@ -224,7 +233,15 @@ impl Request {
     }
 }
 
-/// Defines `LeaseMachines::Native::Request`.
+/// `Native.token_policy(tokens)`: a store's `tokens:` option, checked as
+/// `decide` checks it (`:sequence` or `:clock_floor`, else `ArgumentError`),
+/// and returned.
+fn token_policy(ruby: &Ruby, tokens: Value) -> Result<Value, Error> {
+    convert::token_floor_arg(ruby, tokens)?;
+    Ok(tokens)
+}
+
+/// Defines `LeaseMachines::Native::Request` and `Native.token_policy`.
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     let class = native.define_class("Request", ruby.class_object())?;
     CLASS.define::<Request>(ruby, class)?;
@@ -232,8 +249,9 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_singleton_method("reacquire", function!(Request::reacquire, 3))?;
     class.define_singleton_method("renew", function!(Request::renew, 4))?;
     class.define_singleton_method("release", function!(Request::release, 3))?;
-    class.define_method("decide", method!(Request::decide, 3))?;
+    class.define_method("decide", method!(Request::decide, 4))?;
     class.define_method("grant?", method!(Request::is_grant, 0))?;
     class.define_method("on_contention", method!(Request::on_contention, 0))?;
+    native.define_module_function("token_policy", function!(token_policy, 1))?;
     Ok(())
 }

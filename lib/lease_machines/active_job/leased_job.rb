@@ -15,18 +15,13 @@ module LeaseMachines
 
       # `leased` and the declaration it keeps.
       module ClassMethods
+        include Jobs::Declaration
+
         # @param options [Hash] resource: (a String, or a callable given the
         #   job), ttl:, wait:, on_occupied:, reschedule_in:, store:, limit:
         def leased(**options)
           @lease_machines_option = Jobs::LeaseOption.new(options, choices: CHOICES, default_on_occupied: :retry,
                                                                   owner: "#{name} leased")
-        end
-
-        # @return [Jobs::LeaseOption, nil] this class's declaration, else its superclass's
-        def lease_machines_option
-          return @lease_machines_option if instance_variable_defined?(:@lease_machines_option)
-
-          superclass.respond_to?(:lease_machines_option) ? superclass.lease_machines_option : nil
         end
       end
 

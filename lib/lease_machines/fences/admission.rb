@@ -44,6 +44,12 @@ module LeaseMachines
       # The error for a refused mark, read in the guard's transaction.
       # @return [FencedError]
       def refusal(session, resource, token, record: nil)
+        Refusals.report(error(session, resource, token, record))
+      end
+
+      private
+
+      def error(session, resource, token, record)
         highest = session.highest(resource)
         last_issued, lease_token, expires_at_ns, clock_ns = session.store_row(resource) if bound?
         issued = !last_issued.nil? && token <= last_issued

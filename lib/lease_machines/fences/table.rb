@@ -15,6 +15,13 @@ module LeaseMachines
         @source = source
       end
 
+      # A short description: the engine, its connections' source (a URL
+      # without its password), what it admits.
+      def inspect
+        "#<#{self.class.name} #{@source}#{" admits=#{@admission.mode}" if @admission}#{' signed' if signed?}>"
+      end
+      alias to_s inspect
+
       # Whether this fence admits signed tokens only (`signing_keys:` given).
       def signed?
         !@signing_keys.nil?
@@ -58,7 +65,9 @@ module LeaseMachines
         Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
         @source.with do |session|
           # 0 is never issued: stale everywhere, as for Fence#accept(0).
-          raise FencedError.new(resource: resource, token: 0, highest: read_mark(session, resource)) if token.zero?
+          if token.zero?
+            raise Refusals.report(FencedError.new(resource: resource, token: 0, highest: read_mark(session, resource)))
+          end
 
           guard_on(session, resource, token, &block)
         end

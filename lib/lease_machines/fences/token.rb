@@ -50,7 +50,7 @@ module LeaseMachines
           problem = nil.equal?(proof) ? :missing : keys.verify(resource, token, proof)
           return if problem == :valid
 
-          raise ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem)
+          raise Refusals.report(ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem))
         end
 
         # As {Stores.described}: `"1" (String)`.

@@ -8,7 +8,7 @@ module LeaseMachines
     # at warn, leadership at info.
     class LogSubscriber < ActiveSupport::LogSubscriber
       DEBUG_EVENTS = %i[acquire renew release].freeze
-      WARN_EVENTS = %i[at_risk lost fenced].freeze
+      WARN_EVENTS = %i[at_risk lost fenced fence_refused].freeze
       INFO_EVENTS = %i[elected deposed].freeze
       # The payload keys shown, in this order, when present.
       SHOWN = %i[resource owner token status reason].freeze

@@ -52,7 +52,7 @@ module LeaseMachines
         first = @random.rand(@slots.size)
         @slots.rotate(first).each do |calls|
           sent_at = @clock.now
-          decision = try(calls)
+          decision = try(calls, sent_at)
           return [decision, sent_at, nil, calls] if decision&.granted?
         rescue StoreError => e
           failure = e
@@ -61,8 +61,10 @@ module LeaseMachines
         [decision, nil, failure, nil]
       end
 
-      def try(calls)
-        calls.acquire(reacquire: @reacquire.fetch(calls, false))
+      # `waited:` (for the event): seconds since the hold's first try was sent.
+      def try(calls, sent_at)
+        @started ||= sent_at
+        calls.acquire(reacquire: @reacquire.fetch(calls, false), waited: sent_at - @started)
       end
 
       # Half the pause, plus up to the other half at random ("equal jitter"):

@@ -9,6 +9,8 @@ module LeaseMachines
     class Held
       include Renewal
 
+      NOT_TOLD = {}.freeze
+
       # @return [String] the resource name: under `limit:`, the slot's
       #   (`"#{resource}#slot-#{slot}"`, see {Slots}), which a fence per slot is keyed on
       attr_reader :resource
@@ -22,6 +24,7 @@ module LeaseMachines
         @owner = lease.owner
         @lease = lease
         @holder = Holder.new(token: lease.token, at: sent_at, cadence: cadence)
+        @granted_at = sent_at # the granting request was sent: `held:` counts from here
         @callbacks = callbacks
         @pid = Process.pid
         @mutex = Mutex.new
@@ -149,7 +152,7 @@ module LeaseMachines
           end
         end
         report_loss
-        @calls.release(self) if release && !forked?
+        @calls.release(self, **held_for(now)) if release && !forked?
       end
 
       # `interrupt: true`: the block's thread gets {LeaseLost} when the lease is lost.
@@ -169,6 +172,15 @@ module LeaseMachines
 
       def forked?
         Process.pid != @pid
+      end
+
+      # The release's `held:` (seconds since the grant), unless the loss
+      # already reported it: one `held:` per hold, on the event that ends it.
+      # Nothing is read when nobody listens.
+      def held_for(now)
+        return NOT_TOLD unless Events.listened?
+
+        @mutex.synchronize { @reported ? NOT_TOLD : { held: now - @granted_at } }
       end
 
       def done?
@@ -215,7 +227,7 @@ module LeaseMachines
         end
         return unless reason
 
-        @calls.emit(:lost, self, status: state, reason: reason)
+        @calls.emit(:lost, self, status: state, reason: reason, held: @calls.clock.now - @granted_at)
         @callbacks.call(:lost, self)
         thread = @mutex.synchronize { @thread }
         thread&.raise(interrupt_error) unless thread.equal?(Thread.current)

@@ -34,10 +34,13 @@ module LeaseMachines
       end
 
       # One acquire (or, after an outcome we could not learn, a reacquire: if
-      # that acquire was granted, the lease is ours and is rotated).
+      # that acquire was granted, the lease is ours and is rotated). `waited`:
+      # seconds since the hold's first attempt was sent, for the event.
       # @return [Decision]
-      def acquire(reacquire: false)
-        timed(:acquire) { @decide.call(reacquire ? :reacquire : :acquire, owner: @owner, ttl: @cadence.ttl) }
+      def acquire(reacquire: false, waited: 0.0)
+        timed(:acquire, waited: waited) do
+          @decide.call(reacquire ? :reacquire : :acquire, owner: @owner, ttl: @cadence.ttl)
+        end
       end
 
       # One renewal: the Decision, or the StoreError it failed with.
@@ -48,8 +51,9 @@ module LeaseMachines
       end
 
       # Releases; a failure is reported (event and warning), never raised.
-      def release(held)
-        decision = timed(:release, held) { @decide.call(:release, owner: @owner, token: held.token) }
+      # `fields`: more of the event's payload (`held:`, the seconds it was held).
+      def release(held, **fields)
+        decision = timed(:release, held, **fields) { @decide.call(:release, owner: @owner, token: held.token) }
         return if decision.released?
 
         Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) was refused: #{decision.reason}")

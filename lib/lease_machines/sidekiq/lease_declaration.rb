@@ -8,6 +8,8 @@ module LeaseMachines
     # every pushed job: the resource callable never reaches Redis. Prepended
     # to Sidekiq's job ClassMethods by `require "lease_machines/sidekiq"`.
     module LeaseDeclaration
+      include Jobs::Declaration
+
       # Sidekiq's own, minus the `lease` key, which is checked and kept here.
       def sidekiq_options(opts = {})
         opts = opts.transform_keys(&:to_s)
@@ -16,13 +18,6 @@ module LeaseMachines
           @lease_machines_option = declared.nil? ? nil : Sidekiq.checked_option(declared, self)
         end
         super(opts)
-      end
-
-      # @return [Jobs::LeaseOption, nil] this class's declaration, else its superclass's
-      def lease_machines_option
-        return @lease_machines_option if instance_variable_defined?(:@lease_machines_option)
-
-        superclass.respond_to?(:lease_machines_option) ? superclass.lease_machines_option : nil
       end
     end
   end

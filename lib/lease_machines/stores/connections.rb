@@ -11,6 +11,11 @@ module LeaseMachines
         def close; end
       end
 
+      # A URL as `inspect` shows it: without its password.
+      def self.shown(url)
+        url.to_s.sub(%r{\A([a-z0-9+.-]+://[^:/@?#]*:)[^@/?#]*@}i, '\1***@').gsub(/(password=)[^&;\s]*/i, '\1***')
+      end
+
       # @param engine the engine's `Connections` module (see above)
       # @return the source for the store's `connection` argument
       # @raise [TypeError] for a `connection` of no kind the store takes

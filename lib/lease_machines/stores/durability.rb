@@ -121,6 +121,14 @@ module LeaseMachines
         verdict == :survives_failover
       end
 
+      # Whether a store with `durability: :strict` decides on it (and
+      # `lease_machines doctor` exits 0): nothing acknowledged is lost in a
+      # failover. A SQLite file has no replica to fail over to, so a crash
+      # that keeps every commit is enough there.
+      def strict?
+        survives_failover? || (engine == "SQLite" && verdict == :survives_crash)
+      end
+
       def to_s
         "#{engine}: #{verdict} (#{meaning}; #{reasons.join('; ')})"
       end

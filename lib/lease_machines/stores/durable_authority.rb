@@ -23,22 +23,22 @@ module LeaseMachines
 
       # @return [Decision]
       def acquire(owner:, ttl:, now: nil)
-        @store.signed(@name, @store.decide(@name, Native::Request.acquire(owner, now, ttl)))
+        @store.signed(@name, decide(Native::Request.acquire(owner, now, ttl)))
       end
 
       # @return [Decision]
       def reacquire(owner:, ttl:, now: nil)
-        @store.signed(@name, @store.decide(@name, Native::Request.reacquire(owner, now, ttl)))
+        @store.signed(@name, decide(Native::Request.reacquire(owner, now, ttl)))
       end
 
       # @return [Decision]
       def renew(owner:, token:, ttl:, now: nil)
-        @store.signed(@name, @store.decide(@name, Native::Request.renew(owner, token, now, ttl)))
+        @store.signed(@name, decide(Native::Request.renew(owner, token, now, ttl)))
       end
 
       # @return [Decision]
       def release(owner:, token:, now: nil)
-        @store.decide(@name, Native::Request.release(owner, token, now))
+        decide(Native::Request.release(owner, token, now))
       end
 
       # See {Store#await_handover}.
@@ -62,6 +62,13 @@ module LeaseMachines
         "#<#{self.class.name} name=#{@name.inspect} store=#{@store.class.name}>"
       end
       alias to_s inspect
+
+      private
+
+      def decide(request)
+        @store.ensure_durable
+        @store.decide(@name, request)
+      end
     end
   end
 end

@@ -26,14 +26,16 @@ module LeaseMachines
         @failures = failures
       end
 
+      # @param tokens [Symbol] the store's token policy ({Store#tokens})
       # @return [Decision, nil] once its write has committed (or when it
       #   changed nothing); nil after {ATTEMPTS} lost races (nothing written)
-      def decide(name, request)
+      def decide(name, request, tokens)
         @connections.with do |session|
           ATTEMPTS.times do
             values = read(session, name)
             columns = values.first(5) unless values.fetch(4).nil?
-            decided = request.decide(name, columns, Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND)
+            clock_ns = Integer(values.fetch(5), 10) * NANOS_PER_MILLISECOND
+            decided = request.decide(name, columns, clock_ns, tokens)
             return decided.first if decided.last.nil?
 
             answer = commit(session, name, request, columns, decided)

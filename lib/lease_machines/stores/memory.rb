@@ -17,14 +17,19 @@ module LeaseMachines
       # @param clock [#now_ns, #wait] used only when `database` is not given
       # @param signing_keys [Array<String>, nil] as the durable stores' (granted
       #   leases carry their token's proof)
-      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`, as the
+      #   durable stores'
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence,
+                     durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         unless database.nil? || database.is_a?(Database)
           raise TypeError, "database must be a LeaseMachines::Stores::Memory::Database, got #{database.inspect}"
         end
 
         @database = database || Database.new(clock: clock)
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @return [#now_ns] the store clock
       def clock
@@ -57,12 +62,11 @@ module LeaseMachines
         Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
       end
 
-      def inspect
-        "#<#{self.class.name} resources=#{@database.size}>"
-      end
-      alias to_s inspect
-
       private
+
+      def inspect_source
+        "resources=#{@database.size}"
+      end
 
       # Waits on the store clock until `name`'s lease is released.
       def handover_wait(name, seconds)

@@ -35,8 +35,13 @@ module LeaseMachines
       #   kept by the client ({Deadline}): past it the call is interrupted
       #   and raises StoreError (nothing committed) or, once COMMIT (or the
       #   fast path's write) was sent, OutcomeUnknownError. nil (the default): none
-      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
+      #   or `:clock_floor` (also at least the server clock in microseconds, so
+      #   that a failover to an asynchronous replica that lost the last grants
+      #   still issues above them; docs/STORES.md, "Durability and failover")
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(connection, before_commit: nil, signing_keys: nil, timeout: nil, tokens: :sequence, durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @deadline = Deadline.from(timeout)
         @connections = Connections.for(connection)
         driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
@@ -44,12 +49,13 @@ module LeaseMachines
         @failures = Failures.new("MySQL", driver: driver, server: true)
         @fast_path = FastPath.new(@connections, @failures)
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @api private: one decision: compare-and-set, or a locked transaction
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
       def decide(name, request)
-        within(@deadline) { before_commit ? super : @fast_path.decide(name, request) || super }
+        within(@deadline) { before_commit ? super : @fast_path.decide(name, request, tokens) || super }
       rescue Mysql2::Error => e
         raise @failures.unavailable(e)
       end
@@ -103,6 +109,10 @@ module LeaseMachines
       end
 
       private
+
+      def inspect_source
+        @connections.to_s
+      end
 
       def missing_table_hint
         store_class = self.class

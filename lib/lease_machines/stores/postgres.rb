@@ -55,10 +55,15 @@ module LeaseMachines
       #   listening connection (nil: the same server settings as the store's
       #   connection); give the server's own address when the store goes
       #   through a pooler in transaction mode
+      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
+      #   or `:clock_floor` (also at least the server clock in microseconds, so
+      #   that a failover to an asynchronous standby that lost the last grants
+      #   still issues above them; docs/STORES.md, "Durability and failover")
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(connection, lock_timeout: nil, statement_timeout: nil, timeout: nil, prepared_statements: true,
-                     before_commit: nil, signing_keys: nil, listen_url: nil)
-        super(before_commit: before_commit, signing_keys: signing_keys)
+                     before_commit: nil, signing_keys: nil, listen_url: nil, tokens: :sequence,
+                     durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @deadline = Deadline.from(timeout)
         raise TypeError, "listen_url must be a String or nil, got #{listen_url.inspect}" unless listen_url.nil? ||
                                                                                                 listen_url.is_a?(String)
@@ -90,7 +95,7 @@ module LeaseMachines
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
       def decide(name, request)
-        within(@deadline) { before_commit ? super : @fast_path.decide(name, request) || super }
+        within(@deadline) { before_commit ? super : @fast_path.decide(name, request, tokens) || super }
       rescue PG::Error => e
         raise @failures.unavailable(e)
       end
@@ -130,6 +135,10 @@ module LeaseMachines
       end
 
       private
+
+      def inspect_source
+        @connections.to_s
+      end
 
       def handover_wait(name, seconds)
         @listener.await(name, seconds)

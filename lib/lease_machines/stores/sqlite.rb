@@ -45,8 +45,14 @@ module LeaseMachines
       # @param readonly [Boolean] open the file read-only: never created,
       #   its journal mode left as it is; only {#status} and {#statuses} work
       #   (a decision fails with StoreError, writing nothing)
-      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil, readonly: false) # rubocop:disable Metrics/ParameterLists -- keywords, each one option
-        super(before_commit: before_commit, signing_keys: signing_keys)
+      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
+      #   or `:clock_floor` (also at least the store clock in microseconds, so
+      #   that a history restored from a backup issues above the tokens it lost;
+      #   docs/STORES.md, "Durability and failover")
+      # rubocop:disable Metrics/ParameterLists -- keywords, each one option
+      def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil, readonly: false,
+                     tokens: :sequence, durability: nil)
+        super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @path = database_path(path)
         @busy_timeout_ms = busy_milliseconds(busy_timeout)
         raise TypeError, "readonly must be true or false, got #{readonly.inspect}" unless [true, false].include?(readonly)
@@ -61,6 +67,7 @@ module LeaseMachines
         @failures = Failures.new("SQLite", shown_path(@path), driver: driver, server: false)
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures, readonly: readonly) }
       end
+      # rubocop:enable Metrics/ParameterLists
 
       # @api private: one decision. A grant is first decided on the row read
       # outside any transaction (a WAL reader takes no lock): a refusal that
@@ -73,7 +80,7 @@ module LeaseMachines
           connection = @connection.current
           [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
         end
-        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND)
+        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND, tokens)
         return decision unless after
 
         take_turn(columns, clock) if decision.granted?
@@ -139,6 +146,10 @@ module LeaseMachines
       end
 
       private
+
+      def inspect_source
+        @failures.label.delete_prefix("SQLite (").delete_suffix(")")
+      end
 
       # This process's SQLite3::Database (opened now when it has none).
       def database

@@ -13,15 +13,54 @@ module LeaseMachines
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
       attr_reader :before_commit
 
+      # @return [Symbol] how a grant's token is chosen: `:sequence` (the last
+      #   token issued plus one) or `:clock_floor` (also at least the store
+      #   clock in microseconds; docs/STORES.md, "Durability and failover")
+      attr_reader :tokens
+
       # @param signing_keys [Array<String>, nil] see {Signing::Keys.from}
-      def initialize(before_commit: nil, signing_keys: nil)
+      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`
+      # @param durability [Symbol, nil] `:strict`: decide only on a database
+      #   whose settings keep every grant it acknowledged through a failover
+      #   ({Durability#strict?}), checked before the first decision in each
+      #   process; nil (the default): no check
+      def initialize(before_commit: nil, signing_keys: nil, tokens: :sequence, durability: nil)
         unless before_commit.nil? || before_commit.respond_to?(:call)
           raise TypeError, "before_commit must respond to #call, got #{before_commit.inspect}"
+        end
+        unless durability.nil? || durability == :strict
+          raise ArgumentError, "durability must be :strict or nil, got #{durability.inspect}"
         end
 
         @before_commit = before_commit
         @signing_keys = Signing::Keys.from(signing_keys)
+        @tokens = Native.token_policy(tokens)
+        @strict_durability = durability == :strict
+        @durable_in = nil
       end
+
+      # @api private: with `durability: :strict`, raises StoreError (nothing
+      # written) before the first decision in a process when the database may
+      # lose a grant it acknowledged; the check is made once per process.
+      def ensure_durable
+        return if !@strict_durability || @durable_in == Process.pid
+
+        durability = self.durability
+        unless durability.strict?
+          raise StoreError, "#{durability.engine}: durability: :strict refuses to decide: #{durability.verdict}, " \
+                            "#{durability.meaning} (#{durability.reasons.join('; ')}); nothing was written"
+        end
+        @durable_in = Process.pid
+      end
+
+      # A short description: the engine, where its connections come from
+      # (a URL without its password), and the options that change decisions.
+      def inspect
+        flags = [(" signed" if signs?), (" before_commit" if before_commit), (" tokens=#{@tokens}" if @tokens != :sequence),
+                 (" durability=strict" if @strict_durability)].join
+        "#<#{self.class.name} #{inspect_source}#{flags}>"
+      end
+      alias to_s inspect
 
       # Whether granted and renewed leases carry a proof of their token
       # (`signing_keys:` given).
@@ -97,7 +136,7 @@ module LeaseMachines
       def decide(name, request)
         transaction do |tx|
           columns, clock_ms = tx.lock(name, create: true)
-          decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND)
+          decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
           tx.write(name, after, exists: !columns.nil?) if after
           announce_release(tx, name) if after && decision.released?
           notify(tx, name, decision, after || columns)

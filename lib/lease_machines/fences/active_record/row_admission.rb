@@ -96,7 +96,7 @@ module LeaseMachines
       # `error`: the FencedError's keywords (resource: the row described,
       # token:, highest: the row's token, record:).
       def refusal(model, lease_resource, **error)
-        return FencedError.new(**error) unless @admission.bound?
+        return Refusals.report(FencedError.new(**error)) unless @admission.bound?
 
         reading = Reading.new(error.fetch(:highest), store_row(model, lease_resource))
         @admission.refusal(reading, error.fetch(:resource), error.fetch(:token), record: error[:record])

@@ -102,7 +102,7 @@ module LeaseMachines
         highest = @model.unscoped.where(@model.primary_key => @record.id_in_database).pick(@column.name)
         described = "#{@model.name} #{@model.primary_key}=#{@record.id_in_database.inspect}"
         error = { resource: described, token: token, highest: highest, record: @record }
-        raise FencedError.new(**error) if token.zero?
+        raise Refusals.report(FencedError.new(**error)) if token.zero?
 
         raise @column.admission.refusal(@model, @resource, **error)
       end

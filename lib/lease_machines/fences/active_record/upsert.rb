@@ -41,7 +41,7 @@ module LeaseMachines
       def refuse(token, key_values, resource)
         error = { resource: "#{@model.name} #{key_values.map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}", token: token,
                   highest: @model.unscoped.where(key_values).pick(@column.name) }
-        raise FencedError.new(**error) if token.zero?
+        raise Refusals.report(FencedError.new(**error)) if token.zero?
 
         raise @column.admission.refusal(@model, resource, **error)
       end

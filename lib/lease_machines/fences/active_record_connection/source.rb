@@ -45,6 +45,10 @@ module LeaseMachines
 
         def close; end
 
+        def to_s
+          @adapter ? "an ActiveRecord connection" : "ActiveRecord's pool"
+        end
+
         private
 
         def session(adapter)

@@ -7,12 +7,9 @@ module LeaseMachines
       class Commands
         # Commands that never write: their SQLite store is opened read-only.
         READ_ONLY = %w[status doctor].freeze
-        # The verdicts doctor passes: nothing acknowledged is lost in a
-        # failover (a SQLite file has no replica to fail over to).
-        SAFE = { "SQLite" => %i[survives_failover survives_crash] }.freeze
         # fnmatch flags of `status --match`: `*` matches any byte, also `.`, `/` and `:`.
         GLOB_FLAGS = File::FNM_EXTGLOB | File::FNM_DOTMATCH
-        private_constant :READ_ONLY, :GLOB_FLAGS, :SAFE
+        private_constant :READ_ONLY, :GLOB_FLAGS
 
         # @param invocation [Arguments::Invocation]
         # @param output [Output]
@@ -85,8 +82,7 @@ module LeaseMachines
         def doctor(store)
           durability = store.durability
           @output.durability(durability)
-          safe = SAFE.fetch(durability.engine, %i[survives_failover])
-          safe.include?(durability.verdict) ? EXIT_OK : EXIT_AT_RISK
+          durability.strict? ? EXIT_OK : EXIT_AT_RISK
         end
 
         def release(store)

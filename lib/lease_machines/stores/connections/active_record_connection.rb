@@ -33,6 +33,10 @@ module LeaseMachines
 
           ActiveRecordConnection.use(@adapter, @engine, &)
         end
+
+        def to_s
+          "an ActiveRecord connection"
+        end
       end
     end
   end

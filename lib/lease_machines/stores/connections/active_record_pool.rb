@@ -21,6 +21,10 @@ module LeaseMachines
           separate(&)
         end
 
+        def to_s
+          "ActiveRecord's pool"
+        end
+
         private
 
         def separate(&)

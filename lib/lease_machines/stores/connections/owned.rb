@@ -14,6 +14,7 @@ module LeaseMachines
         #   inside a guard's block joins it)
         def initialize(url, engine, connect: engine.connector(url), session: engine.method(:session), lock: Mutex)
           @engine = engine
+          @shown = Connections.shown(url)
           @lock = lock.new
           @session = ProcessLocal.new(inherited: engine.method(:silence)) { session.call(connect.call) }
         end
@@ -27,6 +28,10 @@ module LeaseMachines
             end
             yield session.ready
           end
+        end
+
+        def to_s
+          @shown
         end
 
         def close

@@ -18,6 +18,10 @@ module LeaseMachines
         def with
           @pool.with { |connection| yield @session.call(connection).ready }
         end
+
+        def to_s
+          "a pool (#{@pool.class})"
+        end
       end
     end
   end

@@ -16,6 +16,10 @@ module LeaseMachines
         def with
           @lock.synchronize { yield @session.ready }
         end
+
+        def to_s
+          "a #{@session.connection.class} the caller gave"
+        end
       end
     end
   end

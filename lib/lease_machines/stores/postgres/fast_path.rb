@@ -13,7 +13,7 @@ module LeaseMachines
           @statements = statements
         end
 
-        def decide(name, request)
+        def decide(name, request, tokens)
           super
         rescue IOError => e # the driver's socket closed under it (no code of the caller's runs here)
           raise @failures.unavailable(e)

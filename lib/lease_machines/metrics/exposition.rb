@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  class Metrics
+    # The Prometheus text format, version 0.0.4, written directly (Debian has
+    # no prometheus-client gem for bookworm): HELP and TYPE for every metric
+    # of the catalog, then one line per series; a histogram's buckets are
+    # cumulative, with `le="+Inf"`, `_sum` and `_count`.
+    module Exposition
+      CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+      module_function
+
+      # @param series [Hash{Symbol => Hash{Array => Integer, Histogram}}] by
+      #   metric id, each series keyed by its label values (family first)
+      # @return [String]
+      def text(series)
+        out = +""
+        Catalog::METRICS.each do |id, metric|
+          out << "# HELP #{metric.name} #{escape_help(metric.help)}\n# TYPE #{metric.name} #{metric.type}\n"
+          labelled(id, series.fetch(id, {})).each do |labels, value|
+            metric.type == :histogram ? histogram(out, metric.name, labels, value) : sample(out, metric.name, labels, value)
+          end
+        end
+        out
+      end
+
+      # @return [Array<[Array<[String, String]>, Object]>] each series with
+      #   its labels named (nil values left out), sorted by them
+      def labelled(id, series)
+        names = ["family", *Catalog::METRICS.fetch(id).labels]
+        named = series.map do |values, value|
+          [names.zip(values).filter_map { |name, label| [name, label.to_s] unless label.nil? }, value]
+        end
+        named.sort_by(&:first)
+      end
+
+      def histogram(out, name, labels, histogram)
+        histogram.cumulative.each do |bound, count|
+          sample(out, "#{name}_bucket", labels + [["le", number(bound)]], count)
+        end
+        sample(out, "#{name}_sum", labels, histogram.sum)
+        sample(out, "#{name}_count", labels, histogram.count)
+      end
+
+      def sample(out, name, labels, value)
+        out << name
+        out << "{" << labels.map { |key, label| "#{key}=\"#{escape_label(label)}\"" }.join(",") << "}" unless labels.empty?
+        out << " " << number(value) << "\n"
+      end
+
+      # @return [String] Go's ParseFloat reads it: "+Inf", "1", "0.005"
+      def number(value)
+        return value.to_s if value.is_a?(Integer)
+        return value.positive? ? "+Inf" : "-Inf" if value.infinite?
+        return "NaN" if value.nan?
+
+        value.to_s
+      end
+
+      # A label value: backslash, double quote and line feed escaped.
+      def escape_label(value)
+        value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
+      end
+
+      # HELP text: backslash and line feed escaped.
+      def escape_help(text)
+        text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
+      end
+    end
+  end
+end

@@ -1,0 +1,137 @@
+# frozen_string_literal: true
+
+require_relative "store_helper"
+require_relative "../support/restart_cluster"
+require "open3"
+
+module LeaseMachines
+  # A failover to an asynchronous standby that had not received a grant the
+  # old primary had already returned (issue #26). The standby is stopped (cut
+  # off) before the grant, the primary commits it and answers, the primary is
+  # SIGKILLed, the standby is started and promoted, and the next acquire runs
+  # on it: its history ends before the lost grant.
+  #
+  # With the default `tokens: :sequence` the promoted standby issues the lost
+  # token again, to another holder, and a fence accepts both. With
+  # `tokens: :clock_floor` a token is at least the store clock in
+  # microseconds, so the promoted standby, issuing later, issues above the
+  # lost token (docs/STORES.md, "Durability and failover").
+  #
+  # Two clusters of this test's own (RestartCluster: the test cluster's port
+  # plus 21, the primary, and plus 22, the standby made from it by
+  # pg_basebackup -R), removed in teardown.
+  class PostgresFailoverTokenTest < Minitest::Test
+    include StoreTestHelper
+
+    SCRIPT = File.expand_path("../../script/postgres", __dir__)
+    PRIMARY = RestartCluster.environment(21)
+    STANDBY = RestartCluster.environment(22)
+    BINDIR = Dir["/usr/lib/postgresql/*/bin"].select { |dir| File.executable?(File.join(dir, "pg_ctl")) }.max
+
+    def setup
+      super
+      skip "no PostgreSQL server binaries" unless BINDIR
+      remove_clusters
+      @primary_url = cluster(PRIMARY, "start")
+      base_backup
+      @standby_url = cluster(STANDBY, "start")
+    end
+
+    def teardown
+      @stores&.each(&:close)
+      remove_clusters if BINDIR
+      super
+    end
+
+    def test_only_clock_floor_tokens_stay_above_a_grant_lost_in_a_failover
+      @stores = [Stores::Postgres.new(@primary_url).setup!, Stores::Postgres.new(@primary_url, tokens: :clock_floor)]
+      %w[sequence floor].zip(@stores).each do |name, store|
+        lease = store.authority(name).acquire(owner: 1, ttl: 30).lease
+        assert_same Decision::RELEASED, store.authority(name).release(owner: 1, token: lease.token)
+      end
+      replayed_on_standby
+
+      cluster(STANDBY, "stop") # cut off: what the primary commits now never reaches it
+      lost = %w[sequence floor].zip(@stores).to_h do |name, store|
+        [name, store.authority(name).acquire(owner: 2, ttl: 30).lease.token] # returned to its caller
+      end
+      kill_primary
+      cluster(STANDBY, "start")
+      promote_standby
+
+      @stores += [Stores::Postgres.new(@standby_url), Stores::Postgres.new(@standby_url, tokens: :clock_floor)]
+      again = @stores.last(2).zip(%w[sequence floor]).to_h do |store, name|
+        [name, store.authority(name).acquire(owner: 3, ttl: 30).lease.token]
+      end
+
+      assert_operator again.fetch("floor"), :>, lost.fetch("floor"),
+                      "clock_floor: the promoted standby issues above the token the failover lost (#{lost} #{again})"
+      assert_equal lost.fetch("sequence"), again.fetch("sequence"),
+                   "sequence: the promoted standby issues the lost token again, to another holder (#{lost} #{again})"
+    end
+
+    private
+
+    def replayed_on_standby
+      lsn = PG.connect(@primary_url) { |conn| conn.exec("SELECT pg_current_wal_lsn()").getvalue(0, 0) }
+      PG.connect(@standby_url) do |conn|
+        wait_for { conn.exec_params("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [lsn]).getvalue(0, 0) == "t" }
+      end
+    end
+
+    # SIGKILL, no shutdown: the postmaster, then its children (they would
+    # also exit on their own once they see it gone).
+    def kill_primary
+      @stores.each(&:close)
+      dir = PRIMARY.fetch("LEASE_MACHINES_PG_DIR")
+      postmaster = Integer(File.readlines(File.join(dir, "postmaster.pid")).first, 10)
+      children = `ps -o pid= --ppid #{postmaster}`.split.map { |pid| Integer(pid, 10) }
+      ([postmaster] + children).each do |pid|
+        Process.kill(:KILL, pid)
+      rescue Errno::ESRCH
+        nil
+      end
+      wait_for { !alive?(postmaster) }
+    end
+
+    def alive?(pid)
+      Process.kill(0, pid)
+      true
+    rescue Errno::ESRCH
+      false
+    end
+
+    def promote_standby
+      run!(File.join(BINDIR, "pg_ctl"), "-D", STANDBY.fetch("LEASE_MACHINES_PG_DIR"), "-w", "-t", "30", "promote")
+      PG.connect(@standby_url) { |conn| wait_for { conn.exec("SELECT pg_is_in_recovery()").getvalue(0, 0) == "f" } }
+    end
+
+    # The standby: a copy of the primary that streams from it, asynchronously
+    # (no synchronous_standby_names), made by pg_basebackup -R.
+    def base_backup
+      run!(File.join(BINDIR, "pg_basebackup"), "-h", "127.0.0.1", "-p", PRIMARY.fetch("LEASE_MACHINES_PG_PORT"),
+           "-U", "postgres", "-D", STANDBY.fetch("LEASE_MACHINES_PG_DIR"), "-R", "-X", "stream", "-c", "fast")
+    end
+
+    # PostgreSQL refuses to run as root: its tools run as postgres then (as in script/postgres).
+    def run!(*command)
+      command = ["runuser", "-u", "postgres", "--", *command] if Process.uid.zero?
+      out, err, status = Open3.capture3(*command)
+      assert_predicate status, :success?, "#{command.join(' ')} failed: #{out}#{err}"
+    end
+
+    def cluster(environment, command)
+      out, err, status = Open3.capture3(environment, SCRIPT, command)
+      assert_predicate status, :success?, "script/postgres #{command} failed: #{err}"
+      out.strip
+    end
+
+    def remove_clusters
+      [STANDBY, PRIMARY].each do |environment|
+        Open3.capture3(environment, SCRIPT, "stop")
+        dir = environment.fetch("LEASE_MACHINES_PG_DIR")
+        FileUtils.rm_rf([dir, "#{dir}.initdb.log"])
+      end
+    end
+  end
+end
