@@ -21,6 +21,11 @@ module LeaseMachines
         limit == 1 ? resource : "#{resource}#{SEPARATOR}#{index}"
       end
 
+      # @return [String] the limited resource of a slot's name; any other name as it is
+      def self.limited(name)
+        name.sub(/#{Regexp.escape(SEPARATOR)}\d+\z/o, "")
+      end
+
       # @return [Boolean] whether `name` is `resource` or one of its slots
       def self.of?(name, resource)
         name == resource || (name.start_with?("#{resource}#{SEPARATOR}") &&
