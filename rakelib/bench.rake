@@ -49,6 +49,9 @@ namespace :bench do
   desc "The renewal runtime: 1,000 concurrent holds on SQLite, and hold { } against acquire + release"
   task(runtime: :compile) { BenchTasks.run("runtime_bench.rb") }
 
+  desc "Concurrency limits: 8 processes on hold(limit: 3) against limit: 1, on SQLite"
+  task(limits: :compile) { BenchTasks.run("limits_bench.rb") }
+
   desc "What a Metrics registry costs hold { }: nothing subscribed, an empty subscriber, Metrics installed"
   task(metrics: :compile) { BenchTasks.run("metrics_bench.rb") }
 

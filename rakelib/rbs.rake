@@ -29,7 +29,7 @@ module LeaseMachinesRbs
   ILL_TYPED = %w[test/properties/argument_types_test.rb test/properties/maliciousness_test.rb
                  test/fences/arguments_test.rb test/unit/signing_arguments_test.rb
                  test/unit/configuration_test.rb test/runtime/argument_types_test.rb
-                 test/testing/mode_arguments_test.rb].freeze
+                 test/testing/mode_arguments_test.rb test/runtime/limit_arguments_test.rb].freeze
   # Not about the Ruby API's types: builds and installs gems in subprocesses
   # (packaging, a generated Rails app, sidekiq processes), needs a database server (stores), or
   # counts allocations, which the checker's own wrappers change (allocation).
@@ -42,7 +42,8 @@ module LeaseMachinesRbs
   # not loaded in.
   ELSEWHERE = %w[test/packaging/**/*_test.rb test/stores/**/*_test.rb test/rails/**/*_test.rb test/jobs/**/*_test.rb
                  test/**/mysql*_test.rb test/properties/allocation_test.rb
-                 test/runtime/real_processes_test.rb test/chaos/chaos_test.rb].freeze
+                 test/runtime/real_processes_test.rb test/runtime/limit_processes_test.rb
+                 test/chaos/chaos_test.rb].freeze
   # Run all the same: the row codec test needs no database and is well-typed.
   NOT_ELSEWHERE = %w[test/stores/row_codec_test.rb].freeze
 

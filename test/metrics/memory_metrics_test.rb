@@ -37,6 +37,12 @@ module LeaseMachines
       thread&.join(5)
     end
 
+    def test_the_slots_of_a_limit_count_in_their_resources_family
+      hold("exports", limit: 3) { hold("exports", owner: 8, limit: 3) { nil } }
+
+      assert_equal 2, @metrics.value("lease_machines_grants_total", family: "exports")
+    end
+
     def test_grants_and_refusals_by_reason_per_family
       2.times { hold { :ok } }
       @store.authority("reports/weekly").acquire(owner: 1, ttl: 600)

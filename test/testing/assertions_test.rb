@@ -53,6 +53,15 @@ module LeaseMachines
       Testing.bypass { assert_leased("reports/monday") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }
     end
 
+    def test_assert_leased_sees_a_slot_of_the_resource_under_a_limit
+      option = Jobs::LeaseOption.new({ resource: "reports/monday", limit: 3 }, choices: %i[raise],
+                                                                               default_on_occupied: :raise, owner: "Job")
+      Testing.bypass { assert_leased("reports/monday") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }
+      assert_raises(Minitest::Assertion) do
+        Testing.bypass { assert_leased("reports") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }
+      end
+    end
+
     def test_assert_leased_fails_when_no_lease_was_taken
       failure = assert_raises(Minitest::Assertion) { Reporter.new.assert_leased("reports/monday") { :nothing } }
 

@@ -18,7 +18,7 @@ module LeaseMachines
         include Jobs::Declaration
 
         # @param options [Hash] resource: (a String, or a callable given the
-        #   job), ttl:, wait:, on_occupied:, reschedule_in:, store:
+        #   job), ttl:, wait:, on_occupied:, reschedule_in:, store:, limit:
         def leased(**options)
           @lease_machines_option = Jobs::LeaseOption.new(options, choices: CHOICES, default_on_occupied: :retry,
                                                                   owner: "#{name} leased")

@@ -8,7 +8,7 @@ module LeaseMachines
     # class declares it. Anything else is refused by name, so a typo never
     # silently drops a setting.
     class LeaseOption
-      KEYS = %i[resource ttl wait on_occupied store reschedule_in].freeze
+      KEYS = %i[resource ttl wait on_occupied store reschedule_in limit].freeze
 
       attr_reader :on_occupied, :reschedule_in
 
@@ -30,6 +30,7 @@ module LeaseMachines
           non_negative(value, "reschedule_in")
         end
         @on_occupied = checked_choice(options.fetch(:on_occupied, default_on_occupied), choices)
+        @limit = Runtime::Slots.check(options.fetch(:limit, 1), argument: "#{owner} limit")
         @store = options[:store]
         freeze
       end
@@ -48,6 +49,10 @@ module LeaseMachines
 
       # @return [Numeric] seconds
       attr_reader :wait
+
+      # @return [Integer] jobs of this declaration holding one resource at
+      #   once (1: the resource itself; above 1, slot leases: docs/RUNTIME.md)
+      attr_reader :limit
 
       # @return [#authority] the declared store, else the configured one
       def store

@@ -7,11 +7,16 @@ module LeaseMachines
     # default rule takes the name up to its first "/", ":" or space
     # ("reports/2026-12-02" -> "reports", "sync:42" -> "sync", a fenced
     # row's "Report id=42" -> "Report"); a name without one is its own family.
+    # A slot of `hold(limit:)` counts as its resource ("exports#slot-2" ->
+    # "exports").
     # At most `limit` families are kept; any further one is counted as
     # "other", so memory stays bounded whatever the names.
     class Families
       # The family of a name when no rule is given.
-      DEFAULT = ->(resource) { resource[%r{\A[^/: ]+}] || resource }
+      DEFAULT = lambda do |resource|
+        resource = Runtime::Slots.limited(resource)
+        resource[%r{\A[^/: ]+}] || resource
+      end
       OTHER = "other"
 
       # @param rule [#call] resource name -> family (a String)

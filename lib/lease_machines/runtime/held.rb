@@ -11,7 +11,8 @@ module LeaseMachines
 
       NOT_TOLD = {}.freeze
 
-      # @return [String] the resource name
+      # @return [String] the resource name: under `limit:`, the slot's
+      #   (`"#{resource}#slot-#{slot}"`, see {Slots}), which a fence per slot is keyed on
       attr_reader :resource
       # @return [Integer]
       attr_reader :owner
@@ -35,6 +36,11 @@ module LeaseMachines
         @released = false # the hold ended holding the lease
         @retry_at = nil
         @thread = nil
+      end
+
+      # @return [Integer] the slot held under `limit:` (0...limit; 0 without it)
+      def slot
+        @calls.slot
       end
 
       # @return [Hash{Symbol => Object}, nil] the hold's `tags:` (a job's class and id)

@@ -8,11 +8,12 @@ module LeaseMachines
     # between a grant and its release: a committed grant is never left to
     # run out its TTL.
     class HoldCall
-      def initialize(calls, wait:, interrupt:, callbacks:)
+      # @param slots [Array<LeaseCalls>] one per slot the hold may take (one without `limit:`)
+      def initialize(slots, wait:, interrupt:, callbacks:)
         Seconds.check(:wait, wait, positive: false)
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
 
-        @calls = calls
+        @slots = slots
         @wait = wait
         @interrupt = interrupt
         @callbacks = callbacks
@@ -21,12 +22,12 @@ module LeaseMachines
       # @return [Outcome]
       def run(&)
         Thread.handle_interrupt(Object => :never) do
-          decision, sent_at = Acquisition.new(@calls, wait: @wait).call
+          decision, sent_at, calls = Acquisition.new(@slots, wait: @wait).call
           next Outcome.new(held: false, value: nil, decision: decision) unless sent_at
 
-          held = Held.new(calls: @calls, lease: decision.lease, sent_at: sent_at, cadence: @calls.cadence,
+          held = Held.new(calls: calls, lease: decision.lease, sent_at: sent_at, cadence: calls.cadence,
                           callbacks: @callbacks)
-          Outcome.new(held: true, value: under(held, &), decision: decision)
+          Outcome.new(held: true, value: under(held, calls.clock, &), decision: decision)
         end
       end
 
@@ -35,8 +36,8 @@ module LeaseMachines
       # Runs the block while the scheduler renews (interrupts are let in only
       # here). A LeaseLost that lands after the block ended is taken out of
       # the queue before it could replace the block's outcome.
-      def under(held)
-        scheduler = Scheduler.for(@calls.clock)
+      def under(held, clock)
+        scheduler = Scheduler.for(clock)
         begin
           held.interrupt(Thread.current) if @interrupt
           scheduler.add(held)

@@ -20,14 +20,17 @@ module LeaseMachines
       # @param clock [#now, #now_ns, #sleep, #wait] the holder's clock
       # @param tags [Hash{Symbol => String, Symbol, Integer}, nil] shown in the
       #   hold's log lines and given to its events (`tags:`), e.g. a job's class and id
+      # @param limit [Integer] holders at once (1..{Slots::MAX}): above 1, the
+      #   hold takes any free one of `limit` slot leases ({Slots}; a durable
+      #   authority only), and the Held tells its `slot` and `resource`
       # @return [Outcome] held? and the block's value, or the last decision
       # @raise [StoreError] when the store failed on the last attempt
       def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
-               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, &block)
+               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, limit: 1, &block)
         raise ArgumentError, "hold needs a block" unless block
 
         callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
-        calls = lease_calls(owner, ttl, renew_after, warn_before, clock, Holding.tags(tags))
+        calls = lease_calls(owner, ttl, renew_after, warn_before, clock, Holding.tags(tags), Slots.check(limit))
         HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
@@ -69,14 +72,19 @@ module LeaseMachines
 
       private
 
-      def lease_calls(owner, ttl, renew_after, warn_before, clock, tags) # rubocop:disable Metrics/ParameterLists -- hold's keywords, passed on
+      # @return [Array<LeaseCalls>] one per slot (one for a limit of 1: this authority's)
+      def lease_calls(owner, ttl, renew_after, warn_before, clock, tags, limit) # rubocop:disable Metrics/ParameterLists -- hold's keywords, passed on
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
 
-        LeaseCalls.new(authority: self, resource: hold_resource, owner: owner, clock: clock, tags: tags,
-                       cadence: Holding.cadence(ttl, renew_after, warn_before)) do |operation, **arguments|
-          hold_decide(operation, clock, **arguments)
+        cadence = Holding.cadence(ttl, renew_after, warn_before)
+        Array.new(limit) do |index|
+          authority = limit == 1 ? self : hold_slot(index, limit)
+          LeaseCalls.new(authority: authority, resource: Slots.slot_name(hold_resource, index, limit), slot: index,
+                         owner: owner, clock: clock, tags: tags, cadence: cadence) do |operation, **arguments|
+            authority.__send__(:hold_decide, operation, clock, **arguments)
+          end
         end
       end
 
@@ -94,6 +102,11 @@ module LeaseMachines
         def hold_resource
           "authority 0x#{object_id.to_s(16)}"
         end
+
+        def hold_slot(_index, limit)
+          raise ArgumentError, "limit: #{limit} (above 1) needs a store's authority (store.authority(name)), " \
+                               "whose name names the slots; an in-memory Authority has none"
+        end
       end
 
       # For a {Stores::DurableAuthority}: the store's clock decides.
@@ -108,6 +121,11 @@ module LeaseMachines
 
         def hold_resource
           name
+        end
+
+        # The slot's authority, on the same store (its name checked there).
+        def hold_slot(index, limit)
+          store.authority(Slots.slot_name(name, index, limit))
         end
       end
     end

@@ -6,8 +6,10 @@ module LeaseMachines
     class LeaseCalls
       # @return [#acquire] the authority
       attr_reader :authority
-      # @return [String]
+      # @return [String] the resource name (a slot's, under `limit:`)
       attr_reader :resource
+      # @return [Integer] the slot's index (0 without `limit:`)
+      attr_reader :slot
       # @return [Integer]
       attr_reader :owner
       # @return [Cadence]
@@ -19,9 +21,10 @@ module LeaseMachines
 
       # `decide` takes (operation, keywords) and calls the authority (with
       # `now:` on the caller's clock for an in-memory {Authority}).
-      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, &decide) # rubocop:disable Metrics/ParameterLists -- one hold's parts
+      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, slot: 0, &decide) # rubocop:disable Metrics/ParameterLists -- one hold's parts
         @authority = authority
         @resource = resource
+        @slot = slot
         @owner = owner
         @cadence = cadence
         @clock = clock

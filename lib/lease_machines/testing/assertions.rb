@@ -7,12 +7,13 @@ module LeaseMachines
     # the lease events ({LeaseMachines.subscribe}), so they see the leases of
     # any store and of {Testing.bypass!}.
     module Assertions
-      # Asserts that the block took a lease on `resource` and let it go
-      # before it returned. @return the block's value
+      # Asserts that the block took a lease on `resource` (or, under
+      # `limit:`, one of its slots) and let it go before it returned.
+      # @return the block's value
       def assert_leased(resource, message = nil)
         events = []
         subscriber = LeaseMachines.subscribe do |name, payload|
-          events << [name, payload[:status]] if payload[:resource] == resource
+          events << [name, payload[:status]] if Runtime::Slots.of?(payload[:resource], resource)
         end
         value = begin
           yield

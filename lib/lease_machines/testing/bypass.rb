@@ -11,7 +11,8 @@ module LeaseMachines
 
       # @return [Runtime::Outcome] held, the block's value
       def hold(option, resource, &)
-        Stores::Memory.new.authority(resource).hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl, &)
+        Stores::Memory.new.authority(resource).hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl,
+                                                    limit: option.limit, &)
       end
 
       # Fences are left to compare tokens.
