@@ -25,6 +25,16 @@
 --   ON DUPLICATE KEY UPDATE admitted = IF(<mark admits token>, admitted + 1, admitted),
 --                           highest = IF(<mark admits token>, <token>, highest)
 --
+-- lease_owner is the owner of the grant whose token set the mark (NULL: a
+-- guard given a bare token, or a row written before the column existed),
+-- DECIMAL(20,0) as the store's lease_owner. An equal token shown by another
+-- owner was issued twice (a failover lost an acknowledged grant): <mark admits
+-- token> is then false. LeaseMachines::Fences::MySQL#setup! adds the column to
+-- a table made before it (MySQL 8 has no ADD COLUMN IF NOT EXISTS):
+--
+--   ALTER TABLE lease_machines_fences ADD COLUMN lease_owner DECIMAL(20,0) NULL,
+--     ADD CONSTRAINT lease_machines_fences_lease_owner_is_an_owner CHECK (lease_owner BETWEEN 0 AND 18446744073709551615)
+--
 -- The statement takes the resource's row lock (inserting the row, or finding
 -- it) and reads the newest committed mark (InnoDB's current read, under every
 -- isolation level), so concurrent guards of one resource are ordered by the
@@ -35,6 +45,8 @@ CREATE TABLE IF NOT EXISTS lease_machines_fences (
   resource VARBINARY(255)  NOT NULL,
   highest  DECIMAL(20,0),
   admitted BIGINT UNSIGNED NOT NULL DEFAULT 0,
+  lease_owner DECIMAL(20,0),
   PRIMARY KEY (resource),
-  CONSTRAINT lease_machines_fences_highest_is_a_token CHECK (highest BETWEEN 0 AND 18446744073709551615)
+  CONSTRAINT lease_machines_fences_highest_is_a_token CHECK (highest BETWEEN 0 AND 18446744073709551615),
+  CONSTRAINT lease_machines_fences_lease_owner_is_an_owner CHECK (lease_owner BETWEEN 0 AND 18446744073709551615)
 ) ENGINE = InnoDB

@@ -17,11 +17,21 @@
 -- from turning the comparison around (a negative mark would let every token
 -- through); it is checked only when the mark is written.
 --
--- The guard is one statement (the mark moves only up, and equal tokens pass):
+-- lease_owner is the owner of the grant whose token set the mark (NULL: a
+-- guard given a bare token, or a row written before the column existed),
+-- numeric(20,0) as the store's lease_owner. An equal token shown by another
+-- owner was issued twice (a failover lost an acknowledged grant): refused.
 --
---   INSERT INTO lease_machines_fences AS fence (resource, highest) VALUES ($1, $2)
---   ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
---   WHERE fence.highest IS NULL OR fence.highest <= excluded.highest
+-- The guard is one statement (the mark moves only up, and equal tokens pass
+-- unless the mark and the guard name different owners):
+--
+--   INSERT INTO lease_machines_fences AS fence (resource, highest, lease_owner) VALUES ($1, $2, $3)
+--   ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest,
+--     lease_owner = CASE WHEN fence.highest = excluded.highest
+--                        THEN coalesce(fence.lease_owner, excluded.lease_owner) ELSE excluded.lease_owner END
+--   WHERE fence.highest IS NULL OR fence.highest < excluded.highest
+--      OR (fence.highest = excluded.highest AND (fence.lease_owner IS NULL OR excluded.lease_owner IS NULL
+--                                              OR fence.lease_owner = excluded.lease_owner))
 --
 -- It locks the resource's row whether or not it updates it, so concurrent
 -- guards of one resource are ordered by the row lock, and each compares with
@@ -31,7 +41,14 @@
 CREATE TABLE IF NOT EXISTS lease_machines_fences (
   resource   text          NOT NULL,
   highest    numeric(20,0),
+  lease_owner numeric(20,0),
   CONSTRAINT lease_machines_fences_pkey PRIMARY KEY (resource),
   CONSTRAINT lease_machines_fences_highest_is_a_token
-    CHECK (highest BETWEEN 0 AND 18446744073709551615)
+    CHECK (highest BETWEEN 0 AND 18446744073709551615),
+  CONSTRAINT lease_machines_fences_lease_owner_is_an_owner
+    CHECK (lease_owner BETWEEN 0 AND 18446744073709551615)
 );
+-- A table made before lease_owner existed gets it here (its rows keep their
+-- marks, with no owner recorded).
+ALTER TABLE lease_machines_fences ADD COLUMN IF NOT EXISTS lease_owner numeric(20,0)
+  CONSTRAINT lease_machines_fences_lease_owner_is_an_owner CHECK (lease_owner BETWEEN 0 AND 18446744073709551615);

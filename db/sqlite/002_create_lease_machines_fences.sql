@@ -17,11 +17,27 @@
 -- 0..18446744073709551615, and the value is readable in the sqlite3 shell.
 -- The CHECK keeps any other text (which would compare wrongly) out.
 --
--- The guard is one statement (the mark moves only up, and equal tokens pass):
+-- lease_owner is the owner of the grant whose token set the mark (NULL: a
+-- guard given a bare token, or a row written before the column existed), its
+-- decimal text as the store's lease_owner (compared for equality only). An
+-- equal token shown by another owner was issued twice (a failover lost an
+-- acknowledged grant): refused. LeaseMachines::Fences::SQLite#setup! adds the
+-- column to a table made before it (SQLite has no ADD COLUMN IF NOT EXISTS):
 --
---   INSERT INTO lease_machines_fences (resource, highest) VALUES (?1, ?2)
---   ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest
---   WHERE lease_machines_fences.highest IS NULL OR lease_machines_fences.highest <= excluded.highest
+--   ALTER TABLE lease_machines_fences ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR
+--     (lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))
+--
+-- The guard is one statement (the mark moves only up, and equal tokens pass
+-- unless the mark and the guard name different owners):
+--
+--   INSERT INTO lease_machines_fences (resource, highest, lease_owner) VALUES (?1, ?2, ?3)
+--   ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest,
+--     lease_owner = CASE WHEN lease_machines_fences.highest = excluded.highest
+--                        THEN coalesce(lease_machines_fences.lease_owner, excluded.lease_owner)
+--                        ELSE excluded.lease_owner END
+--   WHERE lease_machines_fences.highest IS NULL OR lease_machines_fences.highest < excluded.highest
+--      OR (lease_machines_fences.highest = excluded.highest AND (lease_machines_fences.lease_owner IS NULL
+--          OR excluded.lease_owner IS NULL OR lease_machines_fences.lease_owner = excluded.lease_owner))
 --
 -- It runs inside BEGIN IMMEDIATE (the database's write lock), so concurrent
 -- guards are ordered by that lock. No row changed means the token is below the
@@ -30,5 +46,7 @@
 CREATE TABLE IF NOT EXISTS lease_machines_fences (
   resource TEXT NOT NULL PRIMARY KEY,
   highest  TEXT CHECK (highest IS NULL OR (length(highest) = 20 AND highest NOT GLOB '*[^0-9]*'
-                                           AND highest <= '18446744073709551615'))
+                                           AND highest <= '18446744073709551615')),
+  lease_owner TEXT CHECK (lease_owner IS NULL OR (lease_owner NOT GLOB '*[^0-9]*'
+                                                  AND length(lease_owner) BETWEEN 1 AND 20))
 ) WITHOUT ROWID;

@@ -22,6 +22,9 @@ module LeaseMachines
   # A strict fence refused an issued token whose lease is no longer live.
   class ExpiredTokenError < FencedError; end
 
+  # A fence refused a token equal to its mark shown by another owner than the one that set it: reissued.
+  class ReissuedTokenError < FencedError; end
+
   # A fence with signing keys refused a token whose proof none of its keys made.
   class ForgedTokenError < UnknownTokenError; end
 

@@ -16,6 +16,15 @@ module LeaseMachines
     STORE_TABLE_HINT = "a fence bound to its store (store: true) needs the store's table in its database: create " \
                        "it with the store's setup! (LeaseMachines::Stores::SQLite, Stores::Postgres or " \
                        "Stores::MySQL, on this database)"
+    # The column that records the owner of the grant whose token set the mark
+    # (a reissued token is told by it); a table made before it lacks it.
+    OWNER_COLUMN = "lease_owner"
+
+    # The hint for a table made before the owner column.
+    def self.owner_column_hint(schema)
+      "the table #{TABLE} predates its #{OWNER_COLUMN} column: add it with fences.setup! (or run #{schema} " \
+        "in a migration; docs/FENCES.md, \"Reissued tokens\")"
+    end
 
     # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/fences/sqlite"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "fence_helper"
+require_relative "reissued_token_cases"
 
 module LeaseMachines
   # What every fence must do, on every engine and every kind of connection,
@@ -11,6 +12,7 @@ module LeaseMachines
   # PostgresData).
   module GuardContract
     include FenceTestHelper
+    include ReissuedTokenCases
 
     def fences
       @fences ||= new_fences

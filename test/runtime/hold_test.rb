@@ -206,6 +206,28 @@ module LeaseMachines
       end
     end
 
+    # A fence that saw the lease's token written by another owner (the store
+    # issued it twice): fenced, with the reason :reissued in the events.
+    def test_a_reissued_token_fences_the_holder_with_the_reason_reissued
+      require "lease_machines/fences/sqlite"
+      Dir.mktmpdir do |dir|
+        fences = Fences::SQLite.new(File.join(dir, "data.sqlite3")).setup!
+        fences.guard("nightly", 1, owner: 99) { nil } # the first holder of token 1, lost by a failover
+        seen = nil
+        assert_raises(ReissuedTokenError) do
+          hold do |held|
+            seen = held
+            fences.guard("nightly", held.lease) { flunk "a reissued token's write ran" }
+          end
+        end
+        assert_equal 1, seen.token
+        assert_equal %i[fenced reissued], [seen.state, seen.reason]
+        assert_equal [%i[fenced reissued]], events(:fenced, :status, :reason)
+        assert_equal [:reissued], events(:lost, :reason)
+        fences.close
+      end
+    end
+
     def test_nested_holds_of_two_resources_renew_on_one_thread
       hold("one") do |one|
         hold("two") do |two|

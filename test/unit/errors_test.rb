@@ -13,7 +13,7 @@ module LeaseMachines
       errors = without_gc_stress { error_classes }
 
       expected = %w[StoreError OutcomeUnknownError FencedError UnknownTokenError ExpiredTokenError ForgedTokenError
-                    UnfencedWriteError LeaseLost Occupied NotConfiguredError NotLeasedError
+                    ReissuedTokenError UnfencedWriteError LeaseLost Occupied NotConfiguredError NotLeasedError
                     Stores::UnreadableStatusesError].map { |name| "LeaseMachines::#{name}" }
       assert_empty expected - errors.map(&:name), "every error class is loaded"
       # The one exception: a store's deadline interrupt, which never leaves

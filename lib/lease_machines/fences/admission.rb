@@ -42,15 +42,21 @@ module LeaseMachines
       end
 
       # The error for a refused mark, read in the guard's transaction.
+      # `owner`: the guard's; a mark equal to the token that records
+      # another owner refused it as reissued, whatever the store says.
       # @return [FencedError]
-      def refusal(session, resource, token, record: nil)
-        Refusals.report(error(session, resource, token, record))
+      def refusal(session, resource, token, record: nil, owner: nil)
+        Refusals.report(error(session, resource, token, record, owner))
       end
 
       private
 
-      def error(session, resource, token, record)
+      def error(session, resource, token, record, owner)
         highest = session.highest(resource)
+        reissued(session, resource, token, highest, owner, record) || refused(session, resource, token, highest, record)
+      end
+
+      def refused(session, resource, token, highest, record)
         last_issued, lease_token, expires_at_ns, clock_ns = session.store_row(resource) if bound?
         issued = !last_issued.nil? && token <= last_issued
         if !bound? || (issued && highest && token < highest)
@@ -66,6 +72,17 @@ module LeaseMachines
           UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
                                 record: record)
         end
+      end
+
+      # @return [ReissuedTokenError, nil]
+      def reissued(session, resource, token, highest, owner, record) # rubocop:disable Metrics/ParameterLists
+        return nil if owner.nil? || highest != token
+
+        recorded = session.mark_owner(resource)
+        return nil if recorded.nil? || recorded == owner
+
+        ReissuedTokenError.new(resource: resource, token: token, highest: highest, owner: owner,
+                               recorded_owner: recorded, record: record)
       end
     end
   end

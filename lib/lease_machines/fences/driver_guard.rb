@@ -13,8 +13,8 @@ module LeaseMachines
     # by the next COMMIT anyone sends on the connection, half-run block too.
     class DriverGuard
       # @return the block's value
-      def self.run(session, resource, token, &)
-        new(session).run(resource, token, &)
+      def self.run(session, resource, token, owner, &)
+        new(session).run(resource, token, owner, &)
       end
 
       def initialize(session)
@@ -25,9 +25,9 @@ module LeaseMachines
         @open = false
       end
 
-      def run(resource, token)
+      def run(resource, token, owner)
         @open = true
-        mark(resource, token)
+        mark(resource, token, owner)
         value = yield @session.argument
         finish
         value
@@ -37,12 +37,16 @@ module LeaseMachines
 
       private
 
-      def mark(resource, token)
+      def mark(resource, token, owner)
         begin
-          changed = @joined ? @session.savepoint_and_mark(resource, token) : @session.begin_and_mark(resource, token)
+          changed = if @joined
+                      @session.savepoint_and_mark(resource, token, owner)
+                    else
+                      @session.begin_and_mark(resource, token, owner)
+                    end
           return if changed == 1
 
-          refusal = @session.refusal(resource, token)
+          refusal = @session.refusal(resource, token, owner)
         rescue @failures.driver_error => e
           undo(e)
           raise @failures.statement(e)

@@ -44,6 +44,7 @@ module LeaseMachines
         hint = lambda do |error|
           message = error.message
           next "; #{STORE_TABLE_HINT}" if message.include?(".#{STORE_TABLE}' doesn't exist")
+          next "; #{Fences.owner_column_hint(schema)}" if message.include?("'#{OWNER_COLUMN}'")
 
           next "" unless message.include?(".#{TABLE}' doesn't exist")
 

@@ -52,6 +52,7 @@ module LeaseMachines
         schema = "#{self.class}::SCHEMA_SQL"
         hint = lambda do |error|
           next "; #{STORE_TABLE_HINT}" if error.message.include?(%(relation "#{STORE_TABLE}" does not exist))
+          next "; #{Fences.owner_column_hint(schema)}" if error.message.include?(OWNER_COLUMN)
 
           missing = error.is_a?(PG::UndefinedTable) || error.message.include?(%(relation "#{TABLE}" does not exist))
           missing ? "; create the table with fences.setup! (or run #{schema} in a migration)" : ""

@@ -22,9 +22,11 @@ module LeaseMachines
       end
 
       # @return [Symbol] `:stale` (below the mark), `:zero_token`,
-      #   `:unknown_token`, `:expired_token` or `:forged_token`
+      #   `:unknown_token`, `:expired_token`, `:forged_token` or `:reissued`
+      #   (the mark's token, written by another owner)
       def reason(error)
         case error
+        when ReissuedTokenError then :reissued
         when ForgedTokenError then :forged_token
         when ExpiredTokenError then :expired_token
         when UnknownTokenError then :unknown_token

@@ -85,6 +85,8 @@ module LeaseMachines
             "; create the table with fences.setup! (or run #{schema})"
           elsif error.message.include?(MISSING_STORE_TABLE)
             "; #{STORE_TABLE_HINT}"
+          elsif error.message.include?(OWNER_COLUMN)
+            "; #{Fences.owner_column_hint(schema)}"
           else
             ""
           end

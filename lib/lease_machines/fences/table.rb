@@ -44,11 +44,17 @@ module LeaseMachines
       #   or the lease itself (its token and its proof)
       # @param proof [String, nil] the token's proof (Lease#proof), for a
       #   fence with `signing_keys:`; read from the lease when `token` is one
+      # @param owner [Integer, nil] the owner the token was granted to,
+      #   recorded with the mark: an equal token from another owner is
+      #   refused (ReissuedTokenError); read from the lease when `token` is
+      #   one; nil: not recorded, not compared
       # @yieldparam connection the connection to write on (a PG::Connection,
       #   an SQLite3::Database, or the ActiveRecord connection)
       # @return the block's value
       # @raise [FencedError] when `token` is below the mark, or 0: the block
       #   did not run, nothing was written
+      # @raise [ReissuedTokenError] when `token` equals the mark and the mark
+      #   records another owner: the token was issued twice
       # @raise [ForgedTokenError] with `signing_keys:`, when the proof is
       #   missing or none of the keys made it: nothing was sent
       # @raise the block's exception, after rolling back everything the guard
@@ -56,8 +62,9 @@ module LeaseMachines
       # @raise [StoreError] when the fence's own statements fail (nothing was
       #   written), or COMMIT is refused; [OutcomeUnknownError] when the
       #   connection fails during COMMIT
-      def guard(resource, token, proof: nil, &block)
+      def guard(resource, token, proof: nil, owner: nil, &block)
         resource = Stores.resource_name(resource, argument: "resource")
+        owner = Token.owner(token, owner)
         token, proof = Token.presented(token, proof)
         raise ArgumentError, "guard needs a block: the writes the fence protects" unless block
 
@@ -69,7 +76,7 @@ module LeaseMachines
             raise Refusals.report(FencedError.new(resource: resource, token: 0, highest: read_mark(session, resource)))
           end
 
-          guard_on(session, resource, token, &block)
+          guard_on(session, resource, token, owner, &block)
         end
       end
 
@@ -96,10 +103,10 @@ module LeaseMachines
       end
 
       # An ActiveRecord session runs its own guard; a driver session, {DriverGuard}.
-      def guard_on(session, resource, token, &)
-        return session.guard(resource, token, &) if session.respond_to?(:guard)
+      def guard_on(session, resource, token, owner, &)
+        return session.guard(resource, token, owner, &) if session.respond_to?(:guard)
 
-        DriverGuard.run(session, resource, token, &)
+        DriverGuard.run(session, resource, token, owner, &)
       end
     end
   end

@@ -44,6 +44,17 @@ module LeaseMachines
           [check(value), proof]
         end
 
+        # A guard's owner: the lease's when `value` is a Lease, else `owner`
+        # (nil: a bare token, no owner recorded or compared).
+        # @return [Integer, nil]
+        # @raise [ArgumentError] for a Lease with an owner beside it
+        def owner(value, owner)
+          return nil.equal?(owner) ? nil : check(owner, "owner") unless Lease === value # rubocop:disable Style/CaseEquality
+          return value.owner if nil.equal?(owner)
+
+          raise ArgumentError, "owner: is read from the lease: pass the lease alone, or its token with owner:"
+        end
+
         # Raises ForgedTokenError unless one of `keys` ({Signing::Keys}) made
         # `proof` for `token` of `resource`.
         def authenticate(keys, resource, token, proof)

@@ -23,6 +23,28 @@ module LeaseMachines
     end
   end
 
+  # A fence refused a token equal to its mark, shown by another owner than
+  # the one recorded with the mark: the store issued the token twice (a
+  # failover lost an acknowledged grant), and the first holder wrote first.
+  class ReissuedTokenError
+    # @return [Integer] the owner the guard showed
+    attr_reader :owner
+    # @return [Integer] the owner recorded with the mark
+    attr_reader :recorded_owner
+
+    def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil) # rubocop:disable Metrics/ParameterLists
+      @owner = owner
+      @recorded_owner = recorded_owner
+      super(resource: resource, token: token, highest: highest, record: record)
+    end
+
+    private
+
+    def reason
+      "it was reissued: owner #{@recorded_owner} has already written with it, and this is owner #{@owner}"
+    end
+  end
+
   # A strict fence refused an issued token whose lease is no longer live at
   # the database clock (expired, released, or replaced).
   class ExpiredTokenError

@@ -14,7 +14,8 @@ module LeaseMachines
     #   or `:released`
     attr_reader :state
     # @return [Symbol, nil] why it was lost: a rejection reason,
-    #   `:ttl_elapsed`, `:fenced`, `:forked` or `:released`; nil while at risk
+    #   `:ttl_elapsed`, `:fenced`, `:reissued`, `:forked` or `:released`; nil
+    #   while at risk
     attr_reader :reason
 
     def initialize(resource:, token:, state:, reason: nil)

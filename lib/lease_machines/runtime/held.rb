@@ -10,6 +10,8 @@ module LeaseMachines
       include Renewal
 
       NOT_TOLD = {}.freeze
+      # The reasons of {#fenced!}.
+      FENCED = %i[fenced reissued].freeze
 
       # @return [String] the resource name: under `limit:`, the slot's
       #   (`"#{resource}#slot-#{slot}"`, see {Slots}), which a fence per slot is keyed on
@@ -117,17 +119,21 @@ module LeaseMachines
 
       # Tells the holder that the protected resource refused its token (a
       # {FencedError}): terminal. A loss already reported is not reported
-      # again. @return [Boolean] whether this changed the state
-      def fenced!
+      # again. `reason`: `:fenced`, or `:reissued` when the fence saw the
+      # token written by another owner ({ReissuedTokenError}).
+      # @return [Boolean] whether this changed the state
+      def fenced!(reason: :fenced)
+        raise ArgumentError, "reason must be :fenced or :reissued, got #{reason.inspect}" unless FENCED.include?(reason)
+
         changed = @mutex.synchronize do
           next false if @finished
 
-          @reason ||= :fenced
+          @reason ||= reason
           @holder.fence
         end
         return false unless changed
 
-        @calls.emit(:fenced, self, status: :fenced, reason: :fenced)
+        @calls.emit(:fenced, self, status: :fenced, reason: reason)
         report_loss
         true
       end

@@ -43,7 +43,8 @@ module LeaseMachines
           scheduler.add(held)
           Thread.handle_interrupt(Object => :immediate) { yield held }
         rescue FencedError => e
-          held.fenced! if e.token == held.token # a fence refused this lease's token: terminal
+          # a fence refused this lease's token: terminal
+          held.fenced!(reason: e.is_a?(ReissuedTokenError) ? :reissued : :fenced) if e.token == held.token
           raise
         ensure
           held.finish

@@ -11,9 +11,11 @@ module LeaseMachines
       # One engine's SQL for ActiveRecord. `clock_ns` reads the clock when
       # `store_row_sql` does not; `session` (nil: this class) is for an engine
       # that needs statements of its own (MySQL: values written in, no DDL
-      # inside a transaction).
-      Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :highest_sql, :store_row_sql, :clock_ns,
-                           :setup, :session, keyword_init: true)
+      # inside a transaction). `owner_column`: [whether the table has the
+      # owner column (a count), the ALTER that adds it], for an engine whose
+      # schema SQL cannot add it itself (nil: it does).
+      Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :highest_sql, :owner_sql, :store_row_sql,
+                           :clock_ns, :setup, :owner_column, :session, keyword_init: true)
 
       # @return [Failures]
       attr_reader :failures
@@ -40,17 +42,23 @@ module LeaseMachines
       end
 
       # @return the block's value
-      def guard(resource, token)
+      def guard(resource, token, owner = nil)
         GuardTransaction.run(@adapter) do
-          raise refusal(resource, token) unless mark(resource, token) == 1
+          raise refusal(resource, token, owner) unless mark(resource, token, owner) == 1
 
           yield @adapter
         end
       end
 
       # @return [FencedError] the error for a refused mark
-      def refusal(resource, token)
-        @admission.refusal(self, resource, token)
+      def refusal(resource, token, owner = nil)
+        @admission.refusal(self, resource, token, owner: owner)
+      end
+
+      # @return [Integer, nil] the owner recorded with the resource's mark
+      def mark_owner(resource)
+        value = statement { @adapter.select_value(@dialect.owner_sql, NAME, [resource]) }
+        StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
       end
 
       # @return [Integer, nil] the resource's mark
@@ -77,6 +85,7 @@ module LeaseMachines
         sql = sql.lines.grep_v(/\A\s*--/).join
         @adapter.transaction(requires_new: true) do
           @dialect.setup.call(sql).each { |each_sql| statement { @adapter.execute(each_sql) } }
+          add_owner_column
         end
       end
 
@@ -84,11 +93,17 @@ module LeaseMachines
 
       # Raises the mark; the engine's session may say it otherwise.
       # @return [Integer] the rows it changed (0: refused)
-      def mark(resource, token)
+      def mark(resource, token, owner)
         mode = @admission.mode
-        statement do
-          @adapter.exec_update(@dialect.mark_sqls.fetch(mode), NAME, @dialect.mark_binds.call(mode, resource, token))
-        end
+        binds = @dialect.mark_binds.call(mode, resource, token, owner)
+        statement { @adapter.exec_update(@dialect.mark_sqls.fetch(mode), NAME, binds) }
+      end
+
+      def add_owner_column
+        return unless @dialect.owner_column
+
+        has, add = @dialect.owner_column
+        statement { @adapter.execute(add) } if Integer(statement { @adapter.select_value(has, NAME) }).zero?
       end
 
       def statement

@@ -12,7 +12,7 @@ module LeaseMachines
         # before), nothing of the block has run, and the guard runs again, up
         # to Statements::DEADLOCK_ATTEMPTS times in all; inside the caller's
         # transaction it is raised.
-        def guard(resource, token, &)
+        def guard(resource, token, owner = nil, &)
           own = !@adapter.transaction_open?
           attempts = 1
           begin
@@ -27,9 +27,9 @@ module LeaseMachines
 
         # The error for a refused mark, read with locking reads (see
         # {Statements.highest_sql}).
-        def refusal(resource, token)
+        def refusal(resource, token, owner = nil)
           @locking = true
-          @admission.refusal(self, resource, token)
+          @admission.refusal(self, resource, token, owner: owner)
         ensure
           @locking = false
         end
@@ -37,6 +37,11 @@ module LeaseMachines
         def highest(resource)
           value = statement { @adapter.select_rows(Statements.highest_sql(resource, locking: @locking), NAME).dig(0, 0) }
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+        end
+
+        def mark_owner(resource)
+          value = statement { @adapter.select_rows(Statements.owner_sql(resource, locking: @locking), NAME).dig(0, 0) }
+          StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
         end
 
         def store_row(resource)
@@ -54,6 +59,7 @@ module LeaseMachines
           end
 
           statement { @adapter.execute(sql.lines.grep_v(/\A\s*--/).join) }
+          add_owner_column
           engine = statement { @adapter.select_value(Statements::ENGINE_SQL, NAME) }
           return if engine.to_s.casecmp?("InnoDB")
 
@@ -66,8 +72,21 @@ module LeaseMachines
         # mark that a deadlock rolled back; its cause is the StoreError.
         class DeadlockedMark < StandardError; end
 
-        def mark(resource, token)
-          statement { Statements.mark(@admission.mode, resource, token) { |sql| @adapter.exec_update(sql, NAME) } }
+        # See {Session#add_owner_column}.
+        def add_owner_column
+          return unless statement { @adapter.select_value(Statements::HAS_OWNER_SQL, NAME) }.to_i.zero?
+
+          @adapter.execute(Statements::ADD_OWNER_SQL)
+        rescue ::ActiveRecord::StatementInvalid => e
+          cause = e.cause
+          duplicate = cause.is_a?(Mysql2::Error) && cause.error_number == Statements::DUPLICATE_COLUMN
+          raise @failures.statement(cause || e) unless duplicate
+        end
+
+        def mark(resource, token, owner)
+          statement do
+            Statements.mark(@admission.mode, resource, token, owner) { |sql| @adapter.exec_update(sql, NAME) }
+          end
         rescue StoreError => e
           raise e unless Statements.deadlock?(e.cause)
 

@@ -35,18 +35,18 @@ module LeaseMachines
           raise @failures.statement(e)
         end
 
-        def begin_and_mark(resource, token)
+        def begin_and_mark(resource, token, owner = nil)
           @connection.query("START TRANSACTION")
-          mark(resource, token, restart: true) # its own transaction: begun again after a deadlock
+          mark(resource, token, owner, restart: true) # its own transaction: begun again after a deadlock
         end
 
-        def savepoint_and_mark(resource, token)
+        def savepoint_and_mark(resource, token, owner = nil)
           @connection.query("SAVEPOINT #{Statements::SAVEPOINT}")
-          mark(resource, token)
+          mark(resource, token, owner)
         end
 
-        def mark(resource, token, restart: false)
-          Statements.mark(@admission.mode, resource, token, restart: restart) do |sql|
+        def mark(resource, token, owner, restart: false)
+          Statements.mark(@admission.mode, resource, token, owner, restart: restart) do |sql|
             @connection.query(sql)
             @connection.affected_rows
           end
@@ -57,6 +57,12 @@ module LeaseMachines
         def highest(resource)
           value = query(Statements.highest_sql(resource, locking: @locking)).dig(0, 0)
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # @return [Integer, nil] the owner recorded with the resource's mark
+        def mark_owner(resource)
+          value = query(Statements.owner_sql(resource, locking: @locking)).dig(0, 0)
+          StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
         end
 
         # @return [Array(Integer, Integer, Integer, Integer), nil] see {Admission#refusal}
@@ -70,15 +76,16 @@ module LeaseMachines
 
         # @return [FencedError] the error for a refused mark, read with
         #   locking reads (see {Statements.highest_sql})
-        def refusal(resource, token)
+        def refusal(resource, token, owner = nil)
           @locking = true
-          @admission.refusal(self, resource, token)
+          @admission.refusal(self, resource, token, owner: owner)
         ensure
           @locking = false
         end
 
         # Runs the schema (DDL: it commits an open transaction, so it refuses
-        # to run inside one), then checks that the table is InnoDB.
+        # to run inside one), adds the owner column to a table made before
+        # it, then checks that the table is InnoDB.
         def setup(sql)
           if in_transaction?
             raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
@@ -86,6 +93,7 @@ module LeaseMachines
           end
 
           @connection.query(sql)
+          add_owner_column
           engine = query(Statements::ENGINE_SQL).dig(0, 0)
           return if engine.to_s.casecmp?("InnoDB")
 
@@ -94,6 +102,17 @@ module LeaseMachines
         rescue Mysql2::Error => e
           raise @failures.statement(e, "nothing was created")
         end
+
+        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first, and
+        # a concurrent setup! that added it in between is no failure.
+        def add_owner_column
+          return unless query(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
+
+          @connection.query(Statements::ADD_OWNER_SQL)
+        rescue Mysql2::Error => e
+          raise unless e.error_number == Statements::DUPLICATE_COLUMN
+        end
+        private :add_owner_column
 
         def roll_back_savepoint
           @connection.query("ROLLBACK TO SAVEPOINT #{Statements::SAVEPOINT}")

@@ -24,6 +24,15 @@ module LeaseMachines
         RESTART = ["ROLLBACK", "START TRANSACTION"].freeze
         ENGINE_SQL = "SELECT ENGINE FROM information_schema.TABLES " \
                      "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '#{TABLE}'".freeze
+        # Whether the table has the owner column (a table made before it has
+        # not), and the DDL that adds it; a concurrent setup! that added it
+        # first makes the ALTER fail with DUPLICATE_COLUMN, which is success.
+        HAS_OWNER_SQL = "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() " \
+                        "AND TABLE_NAME = '#{TABLE}' AND COLUMN_NAME = '#{OWNER_COLUMN}'".freeze
+        ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN #{OWNER_COLUMN} DECIMAL(20,0) NULL, ADD CONSTRAINT " \
+                        "lease_machines_fences_lease_owner_is_an_owner CHECK (#{OWNER_COLUMN} BETWEEN 0 AND " \
+                        "18446744073709551615)".freeze
+        DUPLICATE_COLUMN = 1060 # ER_DUP_FIELDNAME
 
         class << self
           # Raises the mark of `resource` to `token`, running each statement
@@ -62,10 +71,10 @@ module LeaseMachines
           # times in all. Inside the caller's transaction it cannot (the server
           # rolled back the caller's work too): the deadlock is raised.
           # @return [Integer] 1 when the token was admitted, else 0
-          def mark(mode, resource, token, restart: false, &run)
+          def mark(mode, resource, token, owner = nil, restart: false, &run)
             attempts = 1
             begin
-              mark_once(mode, resource, token, &run)
+              mark_once(mode, resource, token, owner, &run)
             rescue StandardError => e
               raise unless restart && deadlock?(e) && attempts < DEADLOCK_ATTEMPTS
 
@@ -88,6 +97,11 @@ module LeaseMachines
             "SELECT highest FROM #{TABLE} WHERE resource = #{literal(resource)}#{LOCKING if locking}"
           end
 
+          # The owner recorded with the mark, read as {highest_sql} reads it.
+          def owner_sql(resource, locking: false)
+            "SELECT #{OWNER_COLUMN} FROM #{TABLE} WHERE resource = #{literal(resource)}#{LOCKING if locking}"
+          end
+
           # The store's row (last_issued, lease_token, lease_expires_at_ns)
           # and the database clock in ns.
           def store_row_sql(resource, locking: false)
@@ -97,10 +111,10 @@ module LeaseMachines
 
           private
 
-          def mark_once(mode, resource, token)
-            case yield(mark_sql(mode, resource, token))
+          def mark_once(mode, resource, token, owner)
+            case yield(mark_sql(mode, resource, token, owner))
             when 2 then 1
-            when 1 then yield(inserted_sql(resource, token)) == 1 ? 1 : 0
+            when 1 then yield(inserted_sql(resource, token, owner)) == 1 ? 1 : 0
             else 0
             end
           end
@@ -117,25 +131,38 @@ module LeaseMachines
           # bound fence's row comes from a SELECT of the store's row: when
           # the store does not admit the token, it gives no row, so nothing is
           # inserted or updated, no fence row is locked, and the count is 0.
-          def mark_sql(mode, resource, token)
+          #
+          # The owner: a greater token records its owner (or NULL), an equal
+          # one keeps the recorded owner (or records its own when none was);
+          # an equal token whose owner differs from the recorded one is
+          # refused (reissued). MySQL assigns left to right, each assignment
+          # seeing the ones before: lease_owner is set before highest.
+          def mark_sql(mode, resource, token, owner)
             t = digits(token)
-            admits = "#{TABLE}.highest IS NULL OR #{TABLE}.highest <= #{t}"
+            o = owner.nil? ? "NULL" : digits(owner)
+            mark = "#{TABLE}.highest"
+            recorded = "#{TABLE}.#{OWNER_COLUMN}"
+            admits = "#{mark} IS NULL OR #{mark} < #{t} OR (#{mark} = #{t} AND (#{recorded} IS NULL OR " \
+                     "#{o} IS NULL OR #{recorded} = #{o}))"
             row = if mode == :any
-                    "VALUES (#{literal(resource)}, #{t}, 0)"
+                    "VALUES (#{literal(resource)}, #{t}, 0, #{o})"
                   else
-                    "SELECT #{literal(resource)}, #{t}, 0 FROM (#{store_sql(mode, resource, t)}) AS issued"
+                    "SELECT #{literal(resource)}, #{t}, 0, #{o} FROM (#{store_sql(mode, resource, t)}) AS issued"
                   end
-            "INSERT INTO #{TABLE} (resource, highest, admitted) #{row} ON DUPLICATE KEY UPDATE " \
+            "INSERT INTO #{TABLE} (resource, highest, admitted, #{OWNER_COLUMN}) #{row} ON DUPLICATE KEY UPDATE " \
               "admitted = IF(#{admits}, #{TABLE}.admitted + 1, #{TABLE}.admitted), " \
-              "highest = IF(#{admits}, #{t}, #{TABLE}.highest)"
+              "#{OWNER_COLUMN} = IF(#{admits}, IF(#{mark} = #{t}, COALESCE(#{recorded}, #{o}), #{o}), #{recorded}), " \
+              "highest = IF(#{admits}, #{t}, #{mark})"
           end
 
           # After a mark that counted 1: changes the row (1) when it holds
-          # the token, that is when the mark inserted it (with `admitted` 0,
-          # which this makes 1).
-          def inserted_sql(resource, token)
+          # the token and the owner, that is when the mark inserted it (with
+          # `admitted` 0, which this makes 1); a row refused as reissued holds
+          # the token with another owner.
+          def inserted_sql(resource, token, owner)
+            o = owner.nil? ? "NULL" : digits(owner)
             "UPDATE #{TABLE} SET admitted = admitted + 1 WHERE resource = #{literal(resource)} " \
-              "AND highest = #{digits(token)}"
+              "AND highest = #{digits(token)} AND #{OWNER_COLUMN} <=> #{o}"
           end
 
           # The store's row of `resource` when it issued the token (`digits`;

@@ -59,12 +59,12 @@ module LeaseMachines
           end
         end
 
-        def begin_and_mark(resource, token)
-          open_and_mark("BEGIN", "ROLLBACK", resource, token)
+        def begin_and_mark(resource, token, owner = nil)
+          open_and_mark("BEGIN", "ROLLBACK", resource, token, owner)
         end
 
-        def savepoint_and_mark(resource, token)
-          open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token)
+        def savepoint_and_mark(resource, token, owner = nil)
+          open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token, owner)
         end
 
         # @return [Integer, nil] the resource's mark
@@ -72,6 +72,13 @@ module LeaseMachines
           result = @connection.exec_params(HIGHEST_SQL, [resource])
           value = result.ntuples.zero? ? nil : result.getvalue(0, 0)
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # @return [Integer, nil] the owner recorded with the resource's mark
+        def mark_owner(resource)
+          result = @connection.exec_params(OWNER_SQL, [resource])
+          value = result.ntuples.zero? ? nil : result.getvalue(0, 0)
+          StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
         end
 
         # @return [Array(Integer, Integer, Integer, Integer), nil] the store's
@@ -86,8 +93,8 @@ module LeaseMachines
         end
 
         # @return [FencedError] the error for a refused mark
-        def refusal(resource, token)
-          @admission.refusal(self, resource, token)
+        def refusal(resource, token, owner = nil)
+          @admission.refusal(self, resource, token, owner: owner)
         end
 
         # Runs `sql` in a transaction of its own (or under a savepoint inside
@@ -124,22 +131,23 @@ module LeaseMachines
         # A prepared mark that vanished (DISCARD ALL) fails before anything
         # was written: go back, prepare it again, start over, once.
         # @return [Integer] the rows the mark changed
-        def open_and_mark(opening, undo, resource, token)
+        def open_and_mark(opening, undo, resource, token, owner)
           unless @prepared
-            literal = Statements.mark_literal(@connection, resource, token, @admission.mode)
+            literal = Statements.mark_literal(@connection, resource, token, @admission.mode, owner)
             return @connection.exec("#{opening}; #{literal}").cmd_tuples
           end
 
           prepare_mark
           @connection.exec(opening)
+          binds = Statements.mark_binds(@admission.mode, resource, token, owner)
           begin
-            @connection.exec_prepared(@mark_name, [resource, token.to_s]).cmd_tuples
+            @connection.exec_prepared(@mark_name, binds).cmd_tuples
           rescue PG::InvalidSqlStatementName
             @connection.exec(undo)
             PREPARED.each_value { |connections| connections[@connection] = nil }
             prepare_mark
             @connection.exec(opening) if undo == "ROLLBACK"
-            @connection.exec_prepared(@mark_name, [resource, token.to_s]).cmd_tuples
+            @connection.exec_prepared(@mark_name, binds).cmd_tuples
           end
         end
 

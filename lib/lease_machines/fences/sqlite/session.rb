@@ -38,20 +38,26 @@ module LeaseMachines
           @database.transaction_active?
         end
 
-        def begin_and_mark(resource, token)
+        def begin_and_mark(resource, token, owner = nil)
           run(BEGIN_SQL)
-          mark(resource, token)
+          mark(resource, token, owner)
         end
 
-        def savepoint_and_mark(resource, token)
+        def savepoint_and_mark(resource, token, owner = nil)
           run("SAVEPOINT #{SAVEPOINT}")
-          mark(resource, token)
+          mark(resource, token, owner)
         end
 
         # @return [Integer, nil] the resource's mark
         def highest(resource)
           row = run(HIGHEST_SQL, resource)
           StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect}")
+        end
+
+        # @return [Integer, nil] the owner recorded with the resource's mark
+        def mark_owner(resource)
+          row = run(OWNER_SQL, resource)
+          StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect} (lease_owner)")
         end
 
         # @return [Array(Integer, Integer, Integer, Integer), nil] the store's
@@ -66,12 +72,13 @@ module LeaseMachines
         end
 
         # @return [FencedError] the error for a refused mark
-        def refusal(resource, token)
-          @admission.refusal(self, resource, token)
+        def refusal(resource, token, owner = nil)
+          @admission.refusal(self, resource, token, owner: owner)
         end
 
         # Runs `sql` in BEGIN IMMEDIATE (concurrent setups wait), or under a
-        # savepoint inside the caller's transaction.
+        # savepoint inside the caller's transaction, then adds the owner
+        # column to a table made before it (under the same lock).
         def setup(sql)
           joined = in_transaction?
           begin
@@ -81,6 +88,7 @@ module LeaseMachines
           end
           begin
             @database.execute_batch(sql)
+            run(ADD_OWNER_SQL) if run(HAS_OWNER_SQL).first.zero?
           rescue ::SQLite3::Exception => e
             joined ? roll_back_savepoint : roll_back
             raise @failures.statement(e, "rolled back: nothing was created")
@@ -112,9 +120,9 @@ module LeaseMachines
           end
         end
 
-        def mark(resource, token)
+        def mark(resource, token, owner)
           mode = @admission.mode
-          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token))
+          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token, owner))
           @database.changes
         end
       end
