@@ -50,6 +50,12 @@ module LeaseMachines
       bound&.close
     end
 
+    def test_a_token_written_by_another_owner_is_refused_as_reissued
+      @fences.guard("reports/nightly", 5, owner: 7) { :written }
+      assert_raises(ReissuedTokenError) { @fences.guard("reports/nightly", 5, owner: 8) { flunk "ran" } }
+      assert_equal([[:reissued, 5, 5]], refusals.map { |payload| payload.values_at(:reason, :token, :highest) })
+    end
+
     def test_a_forged_proof_is_refused_with_its_own_reason
       signed = Fences::SQLite.new(@path, signing_keys: ["k" * 32])
       assert_raises(ForgedTokenError) { signed.guard("reports/nightly", 3, proof: "0" * 64) { flunk "ran" } }
