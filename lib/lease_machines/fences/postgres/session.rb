@@ -9,9 +9,12 @@ module LeaseMachines
       class Session < Stores::Postgres::Session
         include Statements
 
-        # The prepared mark's name, per {Admission} mode.
-        MARK_NAMES = { any: "lease_machines_fence_mark", issued: "lease_machines_fence_mark_issued",
-                       live: "lease_machines_fence_mark_live" }.freeze
+        # The prepared mark's name, per {Admission} mode. `_owner`: the
+        # statements that take the grant's owner (three parameters), named
+        # apart from the two-parameter ones of 0.3, which a server session a
+        # pooler shares with an app still on 0.3 may hold under the old names.
+        MARK_NAMES = { any: "lease_machines_fence_mark_owner", issued: "lease_machines_fence_mark_issued_owner",
+                       live: "lease_machines_fence_mark_live_owner" }.freeze
         # Per mark name: connection => the backend pid it was prepared in.
         PREPARED = MARK_NAMES.values.to_h { |name| [name, ObjectSpace::WeakMap.new] }.freeze
         private_constant :PREPARED
