@@ -13,6 +13,7 @@ require "active_job"
 require "active_support/core_ext/string/inflections"
 require "lease_machines/sidekiq/testing"
 require "lease_machines/testing"
+require_relative "../support/quiet_sidekiq"
 
 # Loading sidekiq/testing switched every push in this process to fake!;
 # test/jobs/sidekiq_test.rb, in the same `rake test` process, pushes to a
@@ -50,7 +51,7 @@ module LeaseMachines
     def setup
       super
       @dir = Dir.mktmpdir("lm_limit_option")
-      ::Sidekiq.logger = Logger.new(File::NULL)
+      QuietSidekiq.logger!
       ::ActiveJob::Base.logger = Logger.new(File::NULL)
       LimitOptionJobs::ActiveExport.queue_adapter = :inline
       LeaseMachines.reset_configuration!

@@ -8,6 +8,7 @@ require "sqlite3"
 require "timeout"
 require "tmpdir"
 require "fileutils"
+require_relative "../support/sidekiq_redis"
 
 # Sidekiq 6.4 on Debian's redis gem 4.8 warns on every call.
 Redis.silence_deprecations = true if defined?(Redis) && Redis.respond_to?(:silence_deprecations=)
@@ -41,7 +42,7 @@ module LeaseMachines
       @ttl = ttl
       @pids = []
       @logs = []
-      ::Sidekiq.configure_client { |config| config.redis = { url: self.class.redis_url } }
+      SidekiqRedis.use(self.class.redis_url)
       ::Sidekiq.redis(&:flushdb)
     end
 
@@ -83,7 +84,7 @@ module LeaseMachines
     end
 
     def wait_for(what, seconds: 30)
-      Timeout.timeout(seconds, Timeout::Error, "timed out waiting for #{what}\n#{log[-3000..]}") do
+      Timeout.timeout(seconds, Timeout::Error, "timed out waiting for #{what}\n#{log.chars.last(3000).join}") do
         sleep 0.02 until yield
       end
     end

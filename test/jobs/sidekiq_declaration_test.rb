@@ -7,6 +7,7 @@ require "sidekiq/api"
 require "active_support"
 require "active_support/core_ext/integer/time"
 require "open3"
+require_relative "../support/sidekiq_redis"
 
 # Sidekiq 6.4 on Debian's redis gem 4.8 warns on every call.
 Redis.silence_deprecations = true if defined?(Redis) && Redis.respond_to?(:silence_deprecations=)
@@ -96,7 +97,7 @@ module LeaseMachines
     end
 
     def test_the_pushed_job_carries_nothing_of_the_declaration
-      ::Sidekiq.configure_client { |config| config.redis = { url: self.class.redis_url } }
+      SidekiqRedis.use(self.class.redis_url)
       ::Sidekiq.redis(&:flushdb)
       job = job_class("PayloadJob") do
         sidekiq_options queue: "reports", lease: { resource: ->(args) { "reports/#{args[0]}" }, ttl: 30 }

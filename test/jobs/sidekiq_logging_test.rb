@@ -4,6 +4,8 @@ require "minitest/autorun"
 require "lease_machines"
 require "lease_machines/sidekiq"
 require "logger"
+require "open3"
+require "rbconfig"
 require "stringio"
 require "tmpdir"
 
@@ -56,6 +58,23 @@ module LeaseMachines
       assert_equal [{ job: "LeaseMachines::ForceReleasedJob", jid: "4f1c9a" }], released
     ensure
       LeaseMachines.unsubscribe(subscriber) if subscriber
+    end
+
+    # In processes of their own: whether Sidekiq is loaded decides the
+    # default (here, where Sidekiq is installed; not in test/unit, which runs
+    # where it is not).
+    def test_the_default_logger_is_sidekiqs_when_sidekiq_is_loaded_else_one_on_stderr
+      plain = 'require "lease_machines"; LeaseMachines.configuration.logger.warn("lease_machines: plain")'
+      sidekiq = 'require "sidekiq"; require "lease_machines"; ' \
+                "print LeaseMachines.configuration.logger.equal?(Sidekiq.logger)"
+      out, err, status = Open3.capture3(RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", plain)
+
+      assert_predicate status, :success?, err
+      assert_empty out
+      assert_match(/WARN -- : lease_machines: plain/, err)
+      out, err, = Open3.capture3(RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", sidekiq)
+
+      assert_equal "true", out, err
     end
   end
 end

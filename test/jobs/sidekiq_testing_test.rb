@@ -10,6 +10,7 @@ require "lease_machines"
 # String#constantize, as in a Rails app.
 require "active_support/core_ext/string/inflections"
 require "lease_machines/sidekiq/testing"
+require_relative "../support/quiet_sidekiq"
 
 # Loading sidekiq/testing switched every push in this process to fake!;
 # test/jobs/sidekiq_test.rb, in the same `rake test` process, pushes to a
@@ -50,7 +51,7 @@ module LeaseMachines
     def setup
       super
       @dir = Dir.mktmpdir("lm_sidekiq_testing")
-      ::Sidekiq.logger = Logger.new(File::NULL)
+      QuietSidekiq.logger!
       LeaseMachines.reset_configuration!
       LeaseMachines.configure do |config|
         config.store = Stores::SQLite.new(File.join(@dir, "leases.sqlite3")).setup!

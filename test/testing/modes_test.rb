@@ -10,6 +10,7 @@ require "lease_machines/testing"
 require "lease_machines/active_job"
 require "active_support/core_ext/string/inflections"
 require "lease_machines/sidekiq/testing"
+require_relative "../support/quiet_sidekiq"
 
 # test/jobs/sidekiq_test.rb, in the same `rake test` process, pushes to a
 # real Redis: each test below picks Sidekiq's mode with the block form.
@@ -49,7 +50,7 @@ module LeaseMachines
       @dir = Dir.mktmpdir("lm_testing_modes")
       @log = StringIO.new
       ::ActiveJob::Base.logger = Logger.new(@log)
-      ::Sidekiq.logger = Logger.new(File::NULL)
+      QuietSidekiq.logger!
       LeaseMachines.reset_configuration! # no store: the modes need none
       ModesTestJobs::PERFORMED.clear
     end

@@ -4,8 +4,6 @@ require "test_helper"
 # Loaded with the file, not inside a test under GC.stress, where loading takes minutes.
 require "lease_machines/stores/memory"
 require "logger"
-require "open3"
-require "rbconfig"
 require "stringio"
 
 module LeaseMachines
@@ -107,21 +105,6 @@ module LeaseMachines
     def test_a_logger_that_is_not_one_is_refused
       error = assert_raises(TypeError) { @config.logger = $stderr }
       assert_match(/logger must respond to #debug, #info, #warn, #error \(a Logger\), got/, error.message)
-    end
-
-    # In processes of their own: whether Rails or Sidekiq is loaded decides the default.
-    def test_the_default_logger_is_sidekiqs_when_sidekiq_is_loaded_else_one_on_stderr
-      plain = 'require "lease_machines"; LeaseMachines.configuration.logger.warn("lease_machines: plain")'
-      sidekiq = 'require "sidekiq"; require "lease_machines"; ' \
-                "print LeaseMachines.configuration.logger.equal?(Sidekiq.logger)"
-      out, err, status = Open3.capture3(RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", plain)
-
-      assert_predicate status, :success?, err
-      assert_empty out
-      assert_match(/WARN -- : lease_machines: plain/, err)
-      out, err, = Open3.capture3(RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", sidekiq)
-
-      assert_equal "true", out, err
     end
 
     def test_inspect_never_builds_the_store

@@ -10,46 +10,62 @@ module LeaseMachines
       # connection is dropped and reopened. A dropped connection alone does
       # not stop its backend: one waiting for a lock or a synchronous standby
       # never reads the socket, and a COMMIT waiting for a standby keeps the
-      # row locked until the standby answers. The request is PostgreSQL's own
-      # (what PG::Connection#cancel sends), addressed to the backend it was
-      # taken from, and sent from a thread of its own whose connect and wait
-      # are bounded, so a partitioned server cannot hold the caller.
+      # row locked until the standby answers. The request is taken from the
+      # connection now, addressed to the backend it is on, and sent from a
+      # thread of its own, so a partitioned server cannot hold the caller:
+      # with libpq 17 or later through PG::CancelConnection (whose cancel
+      # key may be longer than 32 bits), before that as the packet
+      # PG::Connection#cancel sends, with a bounded connect and wait.
       class CancelRequest
         # Seconds the sending thread waits to connect, then for the server's answer.
         WAIT = 2
 
         # @return [CancelRequest, nil] for the connection's backend, nil when it has none
         def self.for(connection)
-          new(connection.socket_io.remote_address, connection.backend_pid, connection.backend_key)
+          return new(PG::CancelConnection.new(connection)) if defined?(PG::CancelConnection)
+
+          new(Packet.new(connection.socket_io.remote_address, connection.backend_pid, connection.backend_key))
         rescue StandardError
           nil
         end
 
-        def initialize(address, backend_pid, backend_key)
-          @address = address
-          @packet = [16, 1234, 5678, backend_pid, backend_key].pack("NnnNN")
+        # @param cancel [#async_cancel]
+        def initialize(cancel)
+          @cancel = cancel
         end
 
-        # Sends the request from a new thread. @return [Thread]
+        # Sends it from a new thread. @return [Thread]
         def send_async
           Thread.new do
             Thread.current.report_on_exception = false
-            socket = connect
-            socket.write(@packet)
-            socket.wait_readable(WAIT)
+            @cancel.async_cancel
           rescue StandardError
             nil # best effort: the connection is reopened either way
-          ensure
-            socket&.close
           end
         end
 
-        private
+        # libpq before 17: the cancel request packet, on a connection of its own.
+        class Packet
+          def initialize(address, backend_pid, backend_key)
+            @address = address
+            @packet = [16, 1234, 5678, backend_pid, backend_key].pack("NnnNN")
+          end
 
-        def connect
-          return @address.connect unless @address.ip?
+          def async_cancel
+            socket = connect
+            socket.write(@packet)
+            socket.wait_readable(WAIT)
+          ensure
+            socket&.close
+          end
 
-          Socket.tcp(@address.ip_address, @address.ip_port, connect_timeout: WAIT)
+          private
+
+          def connect
+            return @address.connect unless @address.ip?
+
+            Socket.tcp(@address.ip_address, @address.ip_port, connect_timeout: WAIT)
+          end
         end
       end
     end
