@@ -66,9 +66,13 @@ module LeaseMachines
     end
 
     def test_a_timeout_is_a_positive_finite_number_of_seconds
-      [0, -1, Float::INFINITY, Float::NAN, "1", Complex(1, 1)].each do |bad|
+      [0, -1, Float::INFINITY, Float::NAN].each do |bad|
         error = assert_raises(ArgumentError) { new_store(timeout: bad) }
-        assert_equal "timeout must be a positive number of seconds or nil, got #{bad.inspect}", error.message
+        assert_equal "timeout must be a finite, positive number of seconds, got #{bad.inspect}", error.message
+      end
+      ["1", Complex(1, 1), Rational(1, 2)].each do |bad|
+        error = assert_raises(TypeError) { new_store(timeout: bad) }
+        assert_equal "timeout must be an Integer or Float number of seconds, got #{bad.inspect}", error.message
       end
     end
 

@@ -22,14 +22,13 @@ module LeaseMachines
       class Exceeded < Exception; end # rubocop:disable Lint/InheritException
 
       # @return [Deadline, nil] nil when `seconds` is nil (no bound)
-      # @raise [ArgumentError] unless a positive, finite number of seconds
+      # @raise [TypeError, ArgumentError] unless a finite, positive Integer
+      #   or Float (or ActiveSupport::Duration), as every span of seconds
+      #   ({Runtime::Seconds})
       def self.from(seconds)
         return nil if seconds.nil?
-        unless seconds.is_a?(Numeric) && seconds.real? && seconds.to_f.finite? && seconds.positive?
-          raise ArgumentError, "timeout must be a positive number of seconds or nil, got #{seconds.inspect}"
-        end
 
-        new(seconds.to_f)
+        new(Runtime::Seconds.check(:timeout, Runtime::Seconds.plain(seconds), positive: true).to_f)
       end
 
       # @return [Float]
