@@ -148,7 +148,7 @@ module LeaseMachines
       private
 
       def inspect_source
-        @failures.label.delete_prefix("SQLite (").delete_suffix(")")
+        shown_path(@path)
       end
 
       # This process's SQLite3::Database (opened now when it has none).
