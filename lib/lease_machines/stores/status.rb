@@ -4,8 +4,11 @@ module LeaseMachines
   module Stores
     # One resource's committed state, as an operator reads it. `clock_ns` is
     # the store clock at the time of reading; `updated_at` a Time (the store's
-    # wall clock at the last write).
-    Status = Struct.new(:name, :last_issued, :lease, :observed_ns, :updated_at, :clock_ns, keyword_init: true) do
+    # wall clock at the last write). `label` is the holder's own words for
+    # itself (host, pid, job), shown to operators and never decided on; nil
+    # when the holder gave none.
+    Status = Struct.new(:name, :last_issued, :lease, :observed_ns, :updated_at, :clock_ns, :label,
+                        keyword_init: true) do
       # @return [Checkpoint]
       def checkpoint
         Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
