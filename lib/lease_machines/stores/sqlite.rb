@@ -66,6 +66,7 @@ module LeaseMachines
                                       lock_wait: [::SQLite3::BusyException, "busy_timeout (#{@busy_timeout_ms} ms)"])
         @failures = Failures.new("SQLite", shown_path(@path), driver: driver, server: false)
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures, readonly: readonly) }
+        @waiters = Waiters.new(@path) unless readonly
       end
       # rubocop:enable Metrics/ParameterLists
 
@@ -92,13 +93,13 @@ module LeaseMachines
       # Handover fairness: a grant of a resource released within the last
       # HANDOVER_WINDOW waits a jittered moment before the write lock, so the
       # releasing process (on the CPU, it would win nearly every time) and its
-      # waiters draw lots.
+      # waiters draw lots; only while some process waits ({Waiters}).
       def take_turn(columns, clock)
         return unless columns && columns.fetch(1).nil?
 
         # Recent on the store clock (a row written at a caller's far `now:` is not).
         since_ns = (clock * NANOS_PER_MILLISECOND) - Integer(columns.fetch(4), 10)
-        return unless since_ns.between?(0, HANDOVER_WINDOW_NS)
+        return unless since_ns.between?(0, HANDOVER_WINDOW_NS) && @waiters.any?
 
         sleep(rand * HANDOVER_JITTER)
       end
@@ -146,6 +147,11 @@ module LeaseMachines
       end
 
       private
+
+      # A waiter is counted while it waits ({Waiters}); a read-only store has none.
+      def handover_wait(name, seconds)
+        @waiters ? @waiters.waiting { super } : super
+      end
 
       def inspect_source
         shown_path(@path)
@@ -221,3 +227,4 @@ end
 require_relative "sqlite/statements"
 require_relative "sqlite/connection"
 require_relative "sqlite/transaction"
+require_relative "sqlite/waiters"
