@@ -28,6 +28,19 @@ module LeaseMachines
       end
     end
 
+    # A holder of one slot in a thread: [its slot, the queue that ends it].
+    def slot_holder(owner)
+      gate = Queue.new
+      slot = Queue.new
+      Thread.new do
+        authority("nightly").hold(owner: owner, ttl: TTL, clock: @clock, limit: 3) do |held|
+          slot << held.slot
+          gate.pop
+        end
+      end
+      [slot.pop, gate]
+    end
+
     def release_all
       return unless @threads
 
@@ -82,6 +95,23 @@ module LeaseMachines
       assert_equal 2, waiter.value.value.last, "the slot's second token"
     ensure
       release_all
+    end
+
+    # The waiter waits for all the slots at once (one await_handover of every
+    # slot's name): whichever is released, it is granted with the clock
+    # standing still (a wait on one slot would hear only that one).
+    def test_a_waiter_hears_the_release_of_any_slot_at_once
+      3.times do |released|
+        holders = Array.new(3) { |owner| slot_holder(owner + 1) }
+        waiter = Thread.new { hold(owner: 9, limit: 3, wait: 60, &:slot) }
+        sleep 0.01 until waiter.status == "sleep" || !waiter.alive?
+        holder = holders.find { |(slot, _)| slot == released }
+        holder.last << true
+
+        assert waiter.join(5), "slot #{released} released: the waiter was granted without the clock moving"
+        assert_equal released, waiter.value.value
+        holders.each { |(_, gate)| gate << true }
+      end
     end
 
     def test_limit_one_is_the_resource_itself_so_it_and_a_plain_hold_exclude_each_other

@@ -34,6 +34,23 @@ module LeaseMachines
       assert_operator elapsed, :<, TIMEOUT / 4.0, "woken well before the timeout"
     end
 
+    def test_a_release_of_any_of_several_resources_wakes_a_waiter_of_them_all
+      names = Array.new(3) { |i| unique_name("handover-any-#{i}") }
+      store = new_store
+      leases = names.map { |name| store.authority(name).acquire(owner: 1, ttl: 60).lease }
+      elapsed, woken = with_waiter(names) { new_store.authority(names[2]).release(owner: 1, token: leases[2].token) }
+      assert woken, "the waiter of all three saw the third's release"
+      assert_operator elapsed, :<, TIMEOUT / 4.0
+    end
+
+    def test_several_names_are_each_checked_and_none_is_an_error
+      store = new_store
+      error = assert_raises(ArgumentError) { store.await_handover([], 1) }
+      assert_equal "name must be a resource name or a non-empty Array of them, got []", error.message
+      assert_match(/\Aname must be a String/, assert_raises(TypeError) { store.await_handover(["r", :s], 1) }.message)
+      refute store.await_handover(%w[r s r], 0)
+    end
+
     def test_a_force_release_in_another_process_wakes_the_waiter
       name = unique_name("handover-force")
       new_store.authority(name).acquire(owner: 1, ttl: 60)
@@ -54,7 +71,7 @@ module LeaseMachines
 
     private
 
-    # Forks a waiter for `name`, runs the block once it is waiting, and
+    # Forks a waiter for `name` (or names), runs the block once it is waiting, and
     # returns what the waiter saw: [seconds it waited, woken].
     def with_waiter(name)
       reader, writer = IO.pipe

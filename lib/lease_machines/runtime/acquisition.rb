@@ -73,15 +73,29 @@ module LeaseMachines
         (pause / 2.0) + (@random.rand * pause / 2.0)
       end
 
-      # Waits on one slot, at random: a release of another is seen at the
-      # pause's end.
+      # Waits for a release of any slot when they share a store (one wait
+      # on all their names); else on one slot, at random, where a release of
+      # another is seen at the pause's end.
       def idle(seconds)
-        authority = @slots[@random.rand(@slots.size)].authority
         Thread.handle_interrupt(Object => :immediate) do
+          next shared_store.await_handover(@names, seconds) if shared_store
+
+          authority = @slots[@random.rand(@slots.size)].authority
           next authority.await_handover(seconds) if authority.respond_to?(:await_handover)
 
           @clock.sleep(seconds)
         end
+      end
+
+      # The store every slot's authority decides in, if they share one
+      # (`@names`: their resources).
+      def shared_store
+        return @shared_store if defined?(@shared_store)
+
+        authorities = @slots.map(&:authority)
+        stores = authorities.map { |authority| authority.store if authority.respond_to?(:store) }.uniq
+        @names = authorities.map(&:name) if stores.first
+        @shared_store = stores.size == 1 ? stores.first : nil
       end
     end
   end

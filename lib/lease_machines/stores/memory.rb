@@ -68,9 +68,9 @@ module LeaseMachines
         "resources=#{@database.size}"
       end
 
-      # Waits on the store clock until `name`'s lease is released.
-      def handover_wait(name, seconds)
-        @database.await_release(name, seconds)
+      # Waits on the store clock until a lease of one of `names` is released.
+      def handover_wait(names, seconds)
+        @database.await_release(names, seconds)
       end
 
       def read_status(name)

@@ -140,8 +140,8 @@ module LeaseMachines
         @connections.to_s
       end
 
-      def handover_wait(name, seconds)
-        @listener.await(name, seconds)
+      def handover_wait(names, seconds)
+        @listener.await(names, seconds)
       end
 
       # Without `listen_url`, the store connection's settings, read when the first wait needs them.

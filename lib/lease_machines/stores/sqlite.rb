@@ -149,7 +149,7 @@ module LeaseMachines
       private
 
       # A waiter is counted while it waits ({Waiters}); a read-only store has none.
-      def handover_wait(name, seconds)
+      def handover_wait(names, seconds)
         @waiters ? @waiters.waiting { super } : super
       end
 

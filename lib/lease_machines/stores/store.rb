@@ -117,10 +117,12 @@ module LeaseMachines
 
       # Waits at most `seconds` for a release (or force release) of `name`:
       # true as soon as one was seen, false when nothing was (try again now).
+      # @param name [String, Array<String>] a resource, or several (a
+      #   release of any of them ends the wait: the slots of a `limit:`)
       # @param seconds [Numeric] non-negative and finite
       # @return [Boolean]
       def await_handover(name, seconds)
-        name = Stores.resource_name(name)
+        names = awaited_names(name)
         unless seconds.is_a?(Numeric) && seconds.real?
           raise TypeError, "seconds must be a real Numeric (seconds to wait), got #{Stores.described(seconds)}"
         end
@@ -128,7 +130,7 @@ module LeaseMachines
           raise ArgumentError, "seconds must be non-negative and finite, got #{seconds.inspect}"
         end
 
-        handover_wait(name, seconds.to_f)
+        handover_wait(names, seconds.to_f)
       end
 
       # @api private: one decision in one transaction: lock, decide, write, hook, commit.
@@ -161,14 +163,24 @@ module LeaseMachines
       end
 
       # On an engine that cannot be told of a release: one jittered sleep,
-      # then one read. PostgreSQL overrides it (LISTEN).
-      def handover_wait(name, seconds)
+      # then one read of each name. PostgreSQL overrides it (LISTEN).
+      def handover_wait(names, seconds)
         interval = HANDOVER_POLL * (1 + rand)
         sleep([interval, seconds].min) if seconds.positive?
         return false if seconds < interval
 
-        status = read_status(name)
-        status.nil? || !status.held?
+        names.any? do |name|
+          status = read_status(name)
+          status.nil? || !status.held?
+        end
+      end
+
+      # {#await_handover}'s names, each checked: a non-empty Array of them, or one.
+      def awaited_names(name)
+        return [Stores.resource_name(name)] unless name.is_a?(Array)
+        raise ArgumentError, "name must be a resource name or a non-empty Array of them, got []" if name.empty?
+
+        name.map { |each| Stores.resource_name(each) }.uniq
       end
 
       # In the release's own transaction (PostgreSQL's NOTIFY); elsewhere waiters poll.

@@ -70,13 +70,13 @@ module LeaseMachines
           @mutex.synchronize { @rows.size }
         end
 
-        # True once `name`'s lease record is cleared by a commit after this
-        # call started; false after `seconds` on the clock.
-        def await_release(name, seconds)
+        # True once the lease record of one of `names` is cleared by a commit
+        # after this call started; false after `seconds` on the clock.
+        def await_release(names, seconds)
           @mutex.synchronize do
-            seen = @releases[name]
+            seen = @releases.values_at(*names)
             deadline = @clock.now_ns + (seconds * NANOS_PER_SECOND).round
-            until @releases[name] != seen
+            until @releases.values_at(*names) != seen
               left = deadline - @clock.now_ns
               return false unless left.positive?
 

@@ -36,17 +36,18 @@ module LeaseMachines
           end
         end
 
-        # @return [Boolean] true once a release of `name` was heard (one that
-        #   arrived since this process last read the connection counts too),
-        #   false when `seconds` passed without one
-        def await(name, seconds)
+        # @param names [Array<String>] the resources waited for
+        # @return [Boolean] true once a release of one of `names` was heard
+        #   (one that arrived since this process last read the connection
+        #   counts too), false when `seconds` passed without one
+        def await(names, seconds)
           deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
           before = @lock.synchronize do
             @starting += 1
-            @seen[name]
+            @seen.values_at(*names)
           end
           begin
-            @io.synchronize { start(name) }
+            @io.synchronize { start(names) }
           ensure
             @lock.synchronize do
               @starting -= 1
@@ -55,7 +56,7 @@ module LeaseMachines
           end
           loop do
             slice = @lock.synchronize do
-              return true if @seen[name] > before
+              return true if @seen.values_at(*names) != before
 
               left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
               return false unless left.positive?
@@ -79,12 +80,15 @@ module LeaseMachines
 
         private
 
-        # Listens on the resource's channel (once per connection), and counts what already arrived.
-        def start(name)
+        # Listens on the resources' channels (each once per connection), and
+        # counts what already arrived.
+        def start(names)
           session, channels = connection
           conn = session.connection
-          channel = Listener.channel(name)
-          unless channels[channel]
+          names.each do |name|
+            channel = Listener.channel(name)
+            next if channels[channel]
+
             conn.exec("LISTEN #{conn.quote_ident(channel)}")
             channels[channel] = true
           end
