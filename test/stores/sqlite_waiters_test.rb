@@ -6,8 +6,8 @@ require "lease_machines/stores/sqlite"
 
 module LeaseMachines
   # SQLite's handover fairness pauses a grant of a resource released a moment
-  # ago only while some process waits for a release ({Stores::SQLite::Waiters}):
-  # a process taking and giving back a lease nobody else wants pays nothing.
+  # ago only while another process wants it ({Stores::SQLite::Waiters}): a
+  # process taking and giving back a lease nobody else wants pays nothing.
   class SQLiteWaitersTest < Minitest::Test
     # Counts the fairness pauses of one store (its calls of Kernel#sleep
     # outside a wait).
@@ -25,6 +25,7 @@ module LeaseMachines
         @pauses = (@pauses || 0) + 1 if @in_turn
         super
       end
+      private :sleep
     end
 
     def setup
@@ -47,38 +48,45 @@ module LeaseMachines
       assert_nil @store.pauses
     end
 
-    def test_a_waiting_thread_of_this_process_is_counted_until_it_stops_waiting
-      held = @store.authority("r").acquire(owner: 1, ttl: 30).lease
-      waiter = Thread.new { loop { break true if @store.await_handover("r", 10) } }
-      wait_until { waiters.any? }
-      @store.authority("r").release(owner: 1, token: held.token)
+    def test_a_grant_just_after_a_release_takes_its_turn_while_another_process_polls_for_it
+      with_child(-> { loop { @store_in_child.await_handover("r", 30) } }) do
+        cycle(20)
 
-      assert waiter.value
-      refute_predicate waiters, :any?
+        assert_equal 19, @store.pauses, "every grant but the first (no row yet) came just after a release"
+      end
     end
 
-    def test_a_grant_just_after_a_release_takes_its_turn_while_another_process_waits
-      @store.authority("other").acquire(owner: 9, ttl: 30)
-      reader, writer = IO.pipe
-      child = fork do
-        reader.close
-        store = Stores::SQLite.new(@path)
-        writer.puts "waiting"
-        writer.close
-        loop { store.await_handover("other", 30) } # one call waits one poll
+    def test_a_grant_just_after_a_release_takes_its_turn_while_another_process_is_refused_it
+      hammer = lambda do
+        authority = @store_in_child.authority("r")
+        loop do
+          lease = authority.acquire(owner: 2, ttl: 30).lease
+          next unless lease
+
+          sleep 0.002
+          authority.release(owner: 2, token: lease.token)
+        end
       end
-      writer.close
-      reader.gets
-      wait_until { waiters.any? }
+      with_child(hammer) do
+        cycle(20, hold: 0.002)
+
+        assert_operator @store.pauses.to_i, :>=, 10, "grants paused while the other process was being refused"
+      end
+    end
+
+    def test_a_want_counts_only_for_a_moment_and_only_for_its_resource
+      with_child(-> { loop { @store_in_child.await_handover("other", 30) } }) do
+        cycle(20)
+
+        assert_nil @store.pauses, "nobody wants r"
+      end
+      sleep 0.05 # the child's last stamp is older than a waiter's poll
       cycle(20)
 
-      assert_equal 19, @store.pauses, "every grant but the first (no row yet) came just after a release"
-    ensure
-      Process.kill(:KILL, child) if child
-      Process.wait(child) if child
+      assert_nil @store.pauses
     end
 
-    def test_a_read_only_store_counts_no_waiter_and_makes_no_file
+    def test_a_read_only_store_makes_no_file
       FileUtils.rm_f("#{@path}-waiters")
       readonly = Stores::SQLite.new(@path, readonly: true)
       readonly.await_handover("r", 0.05)
@@ -90,23 +98,36 @@ module LeaseMachines
 
     private
 
-    def waiters
-      @store.instance_variable_get(:@waiters)
+    # Runs `body` in a forked child, on a store of its own on the same
+    # file, until the block has run; the child has started it first.
+    def with_child(body)
+      reader, writer = IO.pipe
+      child = fork do
+        reader.close
+        @store_in_child = Stores::SQLite.new(@path)
+        @store_in_child.await_handover("warm-up", 0)
+        writer.puts "started"
+        writer.close
+        body.call
+      end
+      writer.close
+      reader.gets
+      sleep 0.05 # its first stamps are written
+      yield
+    ensure
+      Process.kill(:KILL, child) if child
+      Process.wait(child) if child
     end
 
     # Takes and gives back one lease `times` times, back to back.
-    def cycle(times)
+    def cycle(times, hold: 0)
       authority = @store.authority("r")
       times.times do
-        lease = authority.acquire(owner: 1, ttl: 30).lease
+        lease = nil
+        lease = authority.acquire(owner: 1, ttl: 30).lease until lease # another process may hold it a moment
+        sleep hold if hold.positive?
         authority.release(owner: 1, token: lease.token)
       end
-    end
-
-    def wait_until(seconds = 10)
-      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
-      sleep 0.01 until yield || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      assert yield, "timed out"
     end
   end
 end

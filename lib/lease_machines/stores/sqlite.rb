@@ -82,9 +82,10 @@ module LeaseMachines
           [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
         end
         decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND, tokens)
+        @waiters.want(name) if decision.reason == :occupied
         return decision unless after
 
-        take_turn(columns, clock) if decision.granted?
+        take_turn(name, columns, clock) if decision.granted?
         super
       rescue ::SQLite3::Exception => e
         raise @failures.failed(e, Failures::NOT_WRITTEN)
@@ -93,13 +94,13 @@ module LeaseMachines
       # Handover fairness: a grant of a resource released within the last
       # HANDOVER_WINDOW waits a jittered moment before the write lock, so the
       # releasing process (on the CPU, it would win nearly every time) and its
-      # waiters draw lots; only while some process waits ({Waiters}).
-      def take_turn(columns, clock)
+      # waiters draw lots; only while another process wants it ({Waiters}).
+      def take_turn(name, columns, clock)
         return unless columns && columns.fetch(1).nil?
 
         # Recent on the store clock (a row written at a caller's far `now:` is not).
         since_ns = (clock * NANOS_PER_MILLISECOND) - Integer(columns.fetch(4), 10)
-        return unless since_ns.between?(0, HANDOVER_WINDOW_NS) && @waiters.any?
+        return unless since_ns.between?(0, HANDOVER_WINDOW_NS) && @waiters.wanted?(name)
 
         sleep(rand * HANDOVER_JITTER)
       end
@@ -148,9 +149,11 @@ module LeaseMachines
 
       private
 
-      # A waiter is counted while it waits ({Waiters}); a read-only store has none.
+      # A waiter says at each poll that it wants the resources ({Waiters});
+      # a read-only store says nothing.
       def handover_wait(names, seconds)
-        @waiters ? @waiters.waiting { super } : super
+        names.each { |name| @waiters.want(name) } if @waiters
+        super
       end
 
       def inspect_source

@@ -1,88 +1,90 @@
 # frozen_string_literal: true
 
+require "zlib"
+
 module LeaseMachines
   module Stores
     class SQLite < Store
-      # Whether any process on the host is waiting for a release in this
-      # database, told through a lock file beside it (`<database>-waiters`,
-      # empty): a process holds a shared `flock` on it while one of its
-      # threads waits in {Store#await_handover}, and a grant that would take
-      # its turn ({SQLite#take_turn}) first asks for an exclusive one without
-      # waiting. So a process taking and giving back a lease that nobody else
-      # wants never pauses. When the file cannot be opened (a read-only
-      # directory), everyone counts as waiting: the pause is taken as before.
+      # Whether another process wants a resource right now, told through a
+      # small file beside the database (`<database>-waiters`, 4 KiB, never
+      # synced): a process that was refused a resource as occupied, or that
+      # polls for its release ({Store#await_handover}), writes the time into
+      # the resource's slot of the file (CLOCK_MONOTONIC, one clock for every
+      # process of the host), at most once a millisecond. A grant that would
+      # take its turn ({SQLite#take_turn}) reads the slot: only a stamp of
+      # the last {RECENT} makes it pause. So a process taking and giving back
+      # a lease nobody else wants never pauses. Names share the file's slots
+      # by a hash: a collision costs a pause, never a decision. When the file
+      # cannot be opened (a read-only directory), everyone counts as wanting
+      # every resource: the pause is taken as before.
       class Waiters
-        # One process's two open descriptions of the file (a flock belongs to
-        # the description): `shared` for its waiting threads, counted, and
-        # `probe` for the question.
-        Files = Struct.new(:shared, :probe, :waiting)
-        private_constant :Files
+        SLOTS = 512
+        STAMP = 8 # bytes: a little-endian unsigned microsecond count
+        # How long a stamp counts, in microseconds: longer than a waiter's
+        # poll (at most 8 ms) and a refused try's pause.
+        RECENT = 20_000
+        # A process stamps one slot at most this often (microseconds).
+        RESTAMP = 1_000
+        private_constant :SLOTS, :STAMP, :RESTAMP
 
         # @param path [String] the database file
         def initialize(path)
           @path = "#{path}-waiters"
-          @mutex = Mutex.new
-          @files = ProcessLocal.new { open_files }
+          @file = ProcessLocal.new { open_file }
+          @opening = Mutex.new
+          @stamped = {} # slot => when this process last stamped it
         end
 
-        # Runs the block with this process counted as waiting.
-        # @return the block's value
-        def waiting
-          files = enter
-          yield
-        ensure
-          leave(files) if files
+        # Records that this process wants `name` now.
+        def want(name)
+          file = current
+          return unless file
+
+          slot = slot(name)
+          now = now_us
+          return if now - @stamped.fetch(slot, -RESTAMP) < RESTAMP
+
+          @stamped[slot] = now
+          file.pwrite([now].pack("Q<"), slot * STAMP)
+        rescue SystemCallError
+          nil # an unwritable file only loses this one stamp
         end
 
-        # @return [Boolean] whether a thread of any process (this one's
-        #   included) is waiting, or the file cannot tell
-        def any?
-          @mutex.synchronize do
-            probe = @files.current&.probe
-            next true unless probe
-            next true unless probe.flock(File::LOCK_EX | File::LOCK_NB)
+        # @return [Boolean] whether a process stamped `name` within {RECENT}
+        #   (this one's own stamps count too), or the file cannot tell
+        def wanted?(name)
+          file = current
+          return true unless file
 
-            probe.flock(File::LOCK_UN)
-            false
-          end
+          stamp = file.pread(STAMP, slot(name) * STAMP).unpack1("Q<")
+          now_us - stamp < RECENT
+        rescue SystemCallError, EOFError
+          true
         end
 
         private
 
-        # @return [Files, nil] this process's files, counted in; nil when
-        #   the file cannot be opened
-        def enter
-          @mutex.synchronize do
-            files = @files.current
-            next unless files
-
-            files.shared.flock(File::LOCK_SH) if files.waiting.zero?
-            files.waiting += 1
-            files
-          end
+        def current
+          @opening.synchronize { @file.current }
         end
 
-        # A child forked inside the block has files of its own: it leaves
-        # its parent's count alone.
-        def leave(files)
-          @mutex.synchronize do
-            next unless files.equal?(@files.current)
-
-            files.waiting -= 1
-            files.shared.flock(File::LOCK_UN) if files.waiting.zero?
-          end
+        # CRC-32 of the name: the same in every process (String#hash is not).
+        def slot(name)
+          Zlib.crc32(name) % SLOTS
         end
 
-        def open_files
-          shared = open_file
-          Files.new(shared, open_file, 0)
-        rescue SystemCallError
-          shared&.close
-          nil
+        def now_us
+          Process.clock_gettime(Process::CLOCK_MONOTONIC, :microsecond)
         end
 
+        # Opened at its full size (zeros: nobody stamped), so every slot reads 8 bytes.
         def open_file
-          File.open(@path, File::RDWR | File::CREAT | File::BINARY, 0o644)
+          file = File.open(@path, File::RDWR | File::CREAT | File::BINARY, 0o644)
+          file.truncate(SLOTS * STAMP) if file.size < SLOTS * STAMP
+          file
+        rescue SystemCallError
+          file&.close
+          nil
         end
       end
     end
