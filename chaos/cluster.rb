@@ -57,6 +57,23 @@ module Chaos
              "-m", "fast", "restart", out: File::NULL, err: File::NULL)
     end
 
+    # SIGKILL of the postmaster: a crash. Its backends see it gone and exit;
+    # the next start replays the WAL (crash recovery), which keeps every
+    # commit acknowledged with fsync on. Started again once the old
+    # processes have let go of the shared memory.
+    # @return [Boolean] whether the server is back
+    def crash
+      pid = Integer(File.foreach(File.join(@settings.pg_dir, "postmaster.pid")).first, 10)
+      Process.kill(:KILL, pid)
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
+      until system(environment, File.join(ROOT, "script/postgres"), "start", out: File::NULL, err: File::NULL)
+        return false if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+
+        sleep 0.2
+      end
+      true
+    end
+
     # Ends the backends of one worker (named by application_name).
     # @return [Integer] how many were terminated
     def terminate(application_prefix)

@@ -9,13 +9,14 @@ module Chaos
   # each with its start and end. It finds the workers' current process ids in
   # the runner's pids file (the runner respawns the ones it kills). Worker
   # faults: pause, kill, kill_in_tx, pause_in_tx, clock_slow, clock_jump; the
-  # database's: pg_terminate, pg_restart; the network's: partition, slow_link.
+  # database's: pg_terminate, pg_restart, pg_crash; the network's: partition,
+  # slow_link.
   class Nemesis
     # kind => weight, per engine
     FAULTS = {
       "sqlite" => { pause: 4, kill: 1, kill_in_tx: 2, clock_slow: 1, clock_jump: 1 },
       "postgres" => { pause: 4, kill: 1, kill_in_tx: 1, pause_in_tx: 1, clock_slow: 1, clock_jump: 1,
-                      pg_terminate: 1, pg_restart: 0.5, partition: 1.5, slow_link: 0.5 }
+                      pg_terminate: 1, pg_restart: 0.5, pg_crash: 0.5, partition: 1.5, slow_link: 0.5 }
     }.freeze
     MAX_AT_ONCE = 3
 
@@ -75,7 +76,7 @@ module Chaos
         return nil if @busy.size >= MAX_AT_ONCE
 
         target = case kind
-                 when :pg_restart then :cluster
+                 when :pg_restart, :pg_crash then :cluster
                  when :partition, :slow_link then :network
                  else
                    free = pids.keys.reject { |id| @busy[id] }
@@ -202,6 +203,10 @@ module Chaos
 
     def pg_restart(_target, _pid)
       { restarted: @cluster.restart_fast }
+    end
+
+    def pg_crash(_target, _pid)
+      { recovered: @cluster.crash }
     end
 
     # The partitioned workers' link goes down for longer than the TTL.

@@ -21,7 +21,8 @@ module Chaos
                      [227, 119, 194], [127, 127, 127]].freeze
     FAULT_COLORS = { "pause" => [255, 127, 14], "kill" => [0, 0, 0], "kill_in_tx" => [120, 0, 120],
                      "pause_in_tx" => [200, 0, 200], "clock_slow" => [0, 150, 150], "clock_jump" => [0, 90, 90],
-                     "pg_terminate" => [140, 86, 75], "pg_restart" => [200, 30, 30], "partition" => [30, 60, 200],
+                     "pg_terminate" => [140, 86, 75], "pg_restart" => [200, 30, 30], "pg_crash" => [120, 20, 20],
+                     "partition" => [30, 60, 200],
                      "slow_link" => [110, 150, 230] }.freeze
     INK = [40, 40, 40].freeze
     RED = [220, 0, 0].freeze

@@ -26,7 +26,7 @@ module Chaos
         faults_missed: tally(@record.faults.select { |f| f["delivered"] == false }) { |fault| fault["kind"] },
         faults_inside_a_transaction: tally(@record.faults.select { |f| f["landed_in_tx"] }) { |fault| fault["kind"] },
         decisions: decisions
-      }.merge(losses, writes, network, violations: tally(@violations) { |violation| violation[:kind].to_s })
+      }.merge(losses, writes, availability, network, violations: tally(@violations) { |violation| violation[:kind].to_s })
     end
 
     def to_h
@@ -42,7 +42,7 @@ module Chaos
        "  decisions: #{f[:decisions].map { |op, counts| "#{op} #{format_tally(counts)}" }.join('; ')}",
        "  writes accepted: #{f[:writes_accepted]}, fenced refusals: #{format_tally(f[:fenced_refusals])} " \
        "(of a worker under #{format_tally(f[:refusals_after_fault])}), write errors: #{f[:write_errors]}",
-       loss_line(f), *network_lines(f),
+       loss_line(f), availability_line(f), *network_lines(f),
        "  violations: #{@violations.size}#{ok? ? '' : " (#{format_tally(f[:violations])})"}"].join("\n")
     end
 
@@ -59,6 +59,40 @@ module Chaos
     def loss_line(figures)
       "  renewals lost: #{figures[:renewals_lost]}, leases lost: #{format_tally(figures[:leases_lost])}, " \
         "takeovers: #{figures[:takeovers]}, worker exits: #{figures[:worker_exits]}"
+    end
+
+    def availability_line(figures)
+      worst = figures[:longest_without_a_write]
+      return "  availability: no resource" if worst.empty?
+
+      resource, stretch = worst.max_by { |_, each| each[:seconds] }
+      "  availability: longest stretch with no accepted write, per resource: " \
+        "#{worst.map { |name, each| "#{name.delete_prefix('chaos/')} #{each[:seconds]} s" }.join(', ')}; " \
+        "the worst (#{resource}) is #{stretch[:ttls]} TTLs, under #{format_tally(stretch[:faults])}"
+    end
+
+    # Per resource, the longest stretch of the run with no accepted write
+    # (from the run's start to its first, between two, from its last to the
+    # end): seconds, TTLs, and the faults that overlapped it. A fault that
+    # wedges a worker or the store shows up here as a number.
+    def availability
+      start = @record.settings.fetch("t")
+      finish = start + (@record.settings.fetch("duration") * 1e9)
+      accepted = events("write").group_by { |event| event["resource"] }
+      stretches = @record.resources.to_h do |resource|
+        times = [start, *accepted.fetch(resource, []).map { |event| event["t"] }.sort, finish]
+        from, to = times.each_cons(2).max_by { |low, high| high - low }
+        [resource, stretch(from, to)]
+      end
+      { longest_without_a_write: stretches }
+    end
+
+    def stretch(from, to)
+      seconds = (to - from) / 1e9
+      faults = @record.faults.select { |fault| fault["started"] <= to && fault["ended"] >= from }
+      ttl = @record.settings["ttl"]
+      { seconds: seconds.round(2), ttls: ttl && (seconds / ttl).round(1),
+        faults: tally(faults) { |fault| fault["kind"] } }
     end
 
     def network_lines(figures)
