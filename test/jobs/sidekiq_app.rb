@@ -162,3 +162,13 @@ class LeasedEmptyJob
     Sidekiq.redis { |redis| redis.incr("bench:done") }
   end
 end
+
+# The same under a limit of 3: each job holds a slot of a resource of its own.
+class LimitedEmptyJob
+  include JOB
+  sidekiq_options retry: false, lease: { resource: ->(args) { "bench/limited/#{args[0]}" }, limit: 3, on_conflict: :raise }
+
+  def perform(_index)
+    Sidekiq.redis { |redis| redis.incr("bench:done") }
+  end
+end
