@@ -9,7 +9,9 @@ use crate::FencingToken;
 ///
 /// Valid when `ttl > 0`, `renew_after > 0`, `warn_before < ttl` and
 /// `renew_after <= ttl - warn_before` (a holder must try to renew before it
-/// would have to warn).
+/// would have to warn). A maximum hold ([`Cadence::with_max_hold`], at least
+/// `ttl`) ends the renewals once the holder has held that long since its
+/// grant: its lease then runs out at its TTL.
 ///
 /// ```
 /// use core::time::Duration;
@@ -26,6 +28,7 @@ pub struct Cadence {
     ttl: Duration,
     renew_after: Duration,
     warn_before: Duration,
+    max_hold: Option<Duration>,
 }
 
 impl Cadence {
@@ -40,7 +43,38 @@ impl Cadence {
             ttl,
             renew_after,
             warn_before,
+            max_hold: None,
         })
+    }
+
+    /// This cadence with renewals ending `max_hold` after the grant, or
+    /// `None` when `max_hold` is shorter than `ttl` (the first grant alone
+    /// lasts `ttl`).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use lease_machines::Cadence;
+    ///
+    /// let secs = Duration::from_secs;
+    /// let cadence = Cadence::new(secs(30), secs(10), secs(5)).unwrap();
+    /// assert_eq!(cadence.with_max_hold(secs(60)).unwrap().max_hold(), Some(secs(60)));
+    /// assert_eq!(cadence.with_max_hold(secs(29)), None);
+    /// ```
+    #[must_use]
+    pub fn with_max_hold(self, max_hold: Duration) -> Option<Self> {
+        if max_hold < self.ttl {
+            return None;
+        }
+        Some(Self {
+            max_hold: Some(max_hold),
+            ..self
+        })
+    }
+
+    /// How long after the grant renewals end (`None`: they never do).
+    #[must_use]
+    pub const fn max_hold(&self) -> Option<Duration> {
+        self.max_hold
     }
 
     /// The TTL the holder asks for.
@@ -108,6 +142,7 @@ pub enum HolderState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Holder {
     token: FencingToken,
+    granted_at: Duration,
     confirmed_at: Duration,
     cadence: Cadence,
     state: HolderState,
@@ -119,6 +154,7 @@ impl Holder {
     pub const fn new(token: FencingToken, at: Duration, cadence: Cadence) -> Self {
         Self {
             token,
+            granted_at: at,
             confirmed_at: at,
             cadence,
             state: HolderState::Confirmed,
@@ -149,6 +185,23 @@ impl Holder {
         self.cadence
     }
 
+    /// When renewals end: the grant (`new`'s `at`) + the cadence's
+    /// `max_hold`. `None` without a maximum hold, or when that instant does
+    /// not fit in a `Duration` (it never arrives).
+    #[must_use]
+    pub fn renewals_end(&self) -> Option<Duration> {
+        self.granted_at.checked_add(self.cadence.max_hold?)
+    }
+
+    /// Whether a renewal may still be sent at `at`: before
+    /// [`Holder::renewals_end`], and never once `Expired` or `Fenced`. A
+    /// holder past its maximum hold keeps its lease until the TTL runs out,
+    /// unrenewed.
+    #[must_use]
+    pub fn renewal_allowed(&self, at: Duration) -> bool {
+        !self.is_done() && self.renewals_end().map_or(true, |end| at < end)
+    }
+
     const fn is_done(&self) -> bool {
         matches!(self.state, HolderState::Expired | HolderState::Fenced)
     }
@@ -167,9 +220,13 @@ impl Holder {
     /// Whether to send a renewal now: in `Confirmed`, once `renew_after` has
     /// passed since the last confirmation; always while a renewal is
     /// outstanding (a failed attempt retries on the next poll); never once
-    /// `Expired` or `Fenced`.
+    /// `Expired` or `Fenced`, nor once renewals ended
+    /// ([`Holder::renewal_allowed`]).
     #[must_use]
     pub fn renewal_due(&self, at: Duration) -> bool {
+        if !self.renewal_allowed(at) {
+            return false;
+        }
         match self.state {
             HolderState::Confirmed => self
                 .confirmed_at
@@ -182,9 +239,11 @@ impl Holder {
 
     /// Starts a renewal attempt: `Unconfirmed`, or `AtRisk` once past the
     /// warning deadline (and `AtRisk` stays `AtRisk` until confirmed).
-    /// `false` when `Expired` or `Fenced`.
+    /// `false`, changing nothing, when no renewal is allowed
+    /// ([`Holder::renewal_allowed`]: `Expired`, `Fenced`, or past the
+    /// maximum hold).
     pub fn refresh(&mut self, at: Duration) -> bool {
-        if self.is_done() {
+        if !self.renewal_allowed(at) {
             return false;
         }
         self.state = if self.state == HolderState::AtRisk || self.past_warning(at) {

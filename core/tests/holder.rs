@@ -337,3 +337,68 @@ fn a_failed_attempt_retries_and_drifts_into_at_risk() {
     assert!(!holder.at_risk(secs(50)));
     assert!(holder.at_risk(secs(51)));
 }
+
+// ------------------------------------------------------------------ max hold
+
+#[test]
+fn max_hold_is_at_least_the_ttl() {
+    assert_eq!(cadence().max_hold(), None);
+    assert_eq!(cadence().with_max_hold(secs(29)), None);
+    assert_eq!(
+        cadence().with_max_hold(secs(30)).unwrap().max_hold(),
+        Some(secs(30))
+    );
+    let long = cadence().with_max_hold(Duration::MAX).unwrap();
+    // The end does not fit in a Duration: it never arrives.
+    let holder = Holder::new(token(1), secs(START), long);
+    assert_eq!(holder.renewals_end(), None);
+    assert!(holder.renewal_allowed(Duration::MAX));
+}
+
+#[test]
+fn renewals_end_max_hold_after_the_grant_and_the_lease_runs_out_unrenewed() {
+    let capped = cadence().with_max_hold(secs(45)).unwrap();
+    let mut holder = Holder::new(token(5), secs(START), capped);
+    assert_eq!(holder.renewals_end(), Some(secs(START + 45)));
+    // Renewals before the end go on as without a maximum hold.
+    for at in [START + 10, START + 20, START + 30, START + 40] {
+        assert!(holder.renewal_due(secs(at)));
+        assert!(holder.refresh(secs(at)));
+        assert!(holder.confirm(token(5), secs(at)));
+    }
+    // Renewals are counted from the grant, not from the last confirmation.
+    assert_eq!(holder.renewals_end(), Some(secs(START + 45)));
+    assert!(holder.renewal_allowed(secs(START + 45) - NS));
+    assert!(!holder.renewal_allowed(secs(START + 45)));
+    assert!(!holder.renewal_due(secs(START + 50)));
+    assert!(!holder.refresh(secs(START + 50)));
+    // Refusing changed nothing: the lease lasts its TTL from the last confirmation.
+    assert_eq!(holder.state(), HolderState::Confirmed);
+    assert_eq!(holder.confirmed_at(), secs(START + 40));
+    assert!(holder.at_risk(secs(START + 65)));
+    assert!(holder.expire());
+    assert!(!holder.renewal_allowed(secs(START)));
+}
+
+#[test]
+fn an_outstanding_attempt_is_not_retried_past_the_end() {
+    let capped = cadence().with_max_hold(secs(30)).unwrap();
+    let mut holder = Holder::new(token(5), secs(0), capped);
+    assert!(holder.refresh(secs(25)));
+    assert_eq!(holder.state(), HolderState::AtRisk);
+    assert!(!holder.renewal_due(secs(30)));
+    assert!(!holder.refresh(secs(30)));
+    assert_eq!(holder.state(), HolderState::AtRisk);
+    // A reply to the attempt sent in time is still taken.
+    assert!(holder.confirm(token(5), secs(25)));
+    assert_eq!(holder.state(), HolderState::Confirmed);
+}
+
+#[test]
+fn a_reacquired_holder_keeps_the_end_of_its_first_grant() {
+    let capped = cadence().with_max_hold(secs(60)).unwrap();
+    let mut holder = Holder::new(token(5), secs(0), capped);
+    assert!(holder.expire());
+    assert!(holder.reacquire(token(6), secs(40)));
+    assert_eq!(holder.renewals_end(), Some(secs(60)));
+}

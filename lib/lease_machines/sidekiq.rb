@@ -4,6 +4,7 @@ require "sidekiq"
 require "lease_machines"
 require_relative "jobs"
 require_relative "sidekiq/server_middleware"
+require_relative "sidekiq/client_middleware"
 require_relative "sidekiq/job_lease"
 require_relative "sidekiq/lease_declaration"
 
@@ -14,6 +15,8 @@ module LeaseMachines
     # Where a declaration made before `require "lease_machines/sidekiq"` is
     # kept once checked (it is in Sidekiq's options, see {LeaseDeclaration}).
     LATE = :@lease_machines_late_option
+    # The older `on_occupied` name kept on Sidekiq, and the `on_conflict` it means.
+    ALIASES = { skip: :discard }.freeze
 
     class << self
       # @return [Jobs::LeaseOption, nil] the job class's declaration
@@ -29,8 +32,7 @@ module LeaseMachines
       # @return [Jobs::LeaseOption] a `sidekiq_options lease:` declaration, checked
       # @raise [ArgumentError, TypeError, RangeError] naming the class, the key and the value
       def checked_option(declared, job_class)
-        Jobs::LeaseOption.new(declared, choices: ServerMiddleware::CHOICES, default_on_occupied: :reschedule,
-                                        owner: "#{job_class} sidekiq_options lease")
+        Jobs::LeaseOption.new(declared, aliases: ALIASES, owner: "#{job_class} sidekiq_options lease")
       end
     end
   end
@@ -43,6 +45,11 @@ end
   job::ClassMethods.prepend(LeaseMachines::Sidekiq::LeaseDeclaration)
 end
 
+# The client middleware goes in both: a server process enqueues jobs too.
 Sidekiq.configure_server do |config|
   config.server_middleware { |chain| chain.add LeaseMachines::Sidekiq::ServerMiddleware }
+  config.client_middleware { |chain| chain.add LeaseMachines::Sidekiq::ClientMiddleware }
+end
+Sidekiq.configure_client do |config|
+  config.client_middleware { |chain| chain.add LeaseMachines::Sidekiq::ClientMiddleware }
 end

@@ -12,8 +12,16 @@ module LeaseMachines
   # `ApplicationRecord` (here on an SQLite database in memory, with the
   # `reports` table the examples fence) and an `ApplicationJob`. A block that
   # sets the configuration runs against a fresh one, reset afterwards.
+  #
+  # A guide is read top to bottom, and so are its blocks run: docs/JOBS.md's
+  # first block defines the `Report` model its jobs write, and its testing
+  # blocks run the jobs defined above them (the database, though, is a fresh
+  # one for every block).
   class GuidesTest < DocExamples
     GUIDES = %w[docs/STORES.md docs/FENCES.md docs/JOBS.md].freeze
+
+    # Document order: the tests are named by document and zero-padded line.
+    def self.test_order = :sorted
 
     # What a Rails app defines before its models and jobs (once per
     # process), and its database (once per test, see #disconnect).
@@ -43,8 +51,10 @@ module LeaseMachines
       blocks(document).each do |block|
         next if block.marker == :"ill-typed" && RBS_RUNTIME_CHECK
 
-        define_method(block.test_name) do
+        define_method(format("test_%<document>s_block_at_line_%<line>05d",
+                             document: File.basename(document).downcase.gsub(/[^a-z0-9]+/, "_"), line: block.line)) do
           without_gc_stress { self.class.rails_app! }
+          sidekiq_mode = ::Sidekiq::Testing.__test_mode if defined?(::Sidekiq::Testing)
           LeaseMachines.reset_configuration!
           if block.marker == :norun
             assert Ripper.sexp(block.code.join("\n")), "#{block.where(block.line)}: the block does not parse"
@@ -54,9 +64,16 @@ module LeaseMachines
           end
         ensure
           LeaseMachines.reset_configuration!
+          restore_sidekiq_testing(sidekiq_mode)
           disconnect
         end
       end
+    end
+
+    # A block that requires sidekiq/testing (which turns on fake!) leaves
+    # the mode it found: before the require, jobs were pushed to Redis.
+    def restore_sidekiq_testing(mode)
+      ::Sidekiq::Testing.__set_test_mode(mode || :disable) if defined?(::Sidekiq::Testing)
     end
 
     # ApplicationRecord is Rails' primary class: its connection is

@@ -174,7 +174,8 @@ module LeaseMachines
     def test_a_declaration_is_checked_when_it_is_made
       klass = Class.new(::ActiveJob::Base) { include LeaseMachines::ActiveJob }
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", on_occupied: :wait) }
-      assert_match(/on_occupied must be one of \[:retry, :discard, :raise\], got :wait \(Symbol\)/, error.message)
+      assert_match(/on_occupied must be one of \[:reschedule, :discard, :raise, :retry\], got :wait \(Symbol\)/,
+                   error.message)
       error = assert_raises(ArgumentError) { klass.leased(resource: "r", tll: 3) }
       assert_match(/unknown keys \(tll: 3 \(Integer\)\)/, error.message)
       error = assert_raises(TypeError) { klass.leased(resource: :r) }

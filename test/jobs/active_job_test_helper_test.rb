@@ -26,6 +26,19 @@ module LeaseMachines
         PERFORMED << { day: day, token: lease.token, held_by: status && status.lease&.token }
       end
     end
+
+    # Fails its first run; retry_on enqueues it again (a new job instance,
+    # the same arguments). Records the resource and token of each run.
+    class RetriedReport < ::ActiveJob::Base
+      include LeaseMachines::ActiveJob
+      leased resource: ->(job) { "reports/#{job.arguments.first}" }
+      retry_on RuntimeError, wait: ->(_executions) { 0 }, attempts: 2
+
+      def perform(day)
+        PERFORMED << { day: day, resource: lease.resource, token: lease.token, job_id: job_id }
+        raise "the first run fails" if executions == 1
+      end
+    end
   end
 
   # ActiveJob's test adapter, as a Rails test uses it (ActiveJob::TestHelper:
@@ -91,6 +104,18 @@ module LeaseMachines
 
       assert_equal(["thursday"], ActiveJobTestHelperJobs::PERFORMED.map { |run| run[:day] })
       assert_operator ActiveJobTestHelperJobs::PERFORMED.first[:token], :>=, 1
+    end
+
+    # The key is computed from the job's arguments on every run, so a retry
+    # names the same resource and takes its lease again (the next token).
+    def test_a_retried_job_takes_the_lease_of_the_same_resource_again
+      perform_enqueued_jobs { ActiveJobTestHelperJobs::RetriedReport.perform_later("saturday") }
+      runs = ActiveJobTestHelperJobs::PERFORMED
+
+      assert_equal(["reports/saturday"] * 2, runs.map { |run| run[:resource] })
+      assert_equal([1, 2], runs.map { |run| run[:token] })
+      assert_equal 1, runs.map { |run| run[:job_id] }.uniq.size, "a retry keeps the job's id"
+      refute_predicate @store.status("reports/saturday"), :held?
     end
 
     def test_occupied_retries_the_job_without_touching_the_store

@@ -102,13 +102,10 @@ module LeaseMachines
     end
 
     def test_limit_defaults_to_one_the_resource_itself
-      option = Jobs::LeaseOption.new({ "resource" => "exports" }, choices: %i[raise], default_on_occupied: :raise,
-                                                                  owner: "Job")
+      option = Jobs::LeaseOption.new({ "resource" => "exports" }, aliases: {}, owner: "Job")
 
       assert_equal 1, option.limit
-      assert_equal 3, Jobs::LeaseOption.new({ "resource" => "exports", "limit" => 3 }, choices: %i[raise],
-                                                                                       default_on_occupied: :raise,
-                                                                                       owner: "Job").limit
+      assert_equal 3, Jobs::LeaseOption.new({ "resource" => "exports", "limit" => 3 }, aliases: {}, owner: "Job").limit
     end
 
     def test_a_bad_limit_is_refused_when_the_class_declares_it_naming_limit_and_the_value

@@ -62,6 +62,13 @@ module JobData
     log(id, job.class.name, job.lease.token, started, outcome)
   end
 
+  def self.runs(jid)
+    db = open
+    db.get_first_value("SELECT COUNT(*) FROM held WHERE jid = ?", [jid])
+  ensure
+    db&.close
+  end
+
   def self.log(jid, job, token, started, outcome)
     db = open
     db.execute("INSERT INTO held VALUES (?, ?, ?, ?, ?, ?, ?)", [jid, job, token, started, now_ns, outcome, Process.pid])
@@ -94,10 +101,24 @@ end
 # Jobs dropped while the resource is held.
 class SkippingReportJob
   include JOB
-  sidekiq_options retry: false, lease: { resource: RESOURCE, on_occupied: :skip }
+  sidekiq_options retry: false, lease: { resource: RESOURCE, on_conflict: :discard }
 
   def perform(seconds)
     JobData.work(self, seconds)
+  end
+end
+
+# Fails its first run and is retried by Sidekiq a second later: the key is
+# computed from the arguments again, so the retry takes the same resource.
+# Each run logs the resource it held (in `outcome`) and its token.
+class RetriedReportJob
+  include JOB
+  sidekiq_options retry: 1, lease: { resource: ->(args) { "reports/#{args[0]}" } }
+  sidekiq_retry_in { 1 }
+
+  def perform(_day)
+    JobData.log(jid, self.class.name, lease.token, JobData.now_ns, lease.resource)
+    raise "the first run fails" if JobData.runs(jid) == 1
   end
 end
 
@@ -136,6 +157,16 @@ end
 class LeasedEmptyJob
   include JOB
   sidekiq_options retry: false, lease: { resource: ->(args) { "bench/#{args[0]}" }, on_occupied: :raise }
+
+  def perform(_index)
+    Sidekiq.redis { |redis| redis.incr("bench:done") }
+  end
+end
+
+# The same under a limit of 3: each job holds a slot of a resource of its own.
+class LimitedEmptyJob
+  include JOB
+  sidekiq_options retry: false, lease: { resource: ->(args) { "bench/limited/#{args[0]}" }, limit: 3, on_conflict: :raise }
 
   def perform(_index)
     Sidekiq.redis { |redis| redis.incr("bench:done") }

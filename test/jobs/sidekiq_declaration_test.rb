@@ -66,7 +66,7 @@ module LeaseMachines
         job_class { sidekiq_options "lease" => { "resource" => "reports/nightly", "on_occupied" => :retry } }
       end
 
-      assert_match(/on_occupied must be one of \[:reschedule, :skip, :raise\], got :retry/, error.message)
+      assert_match(/on_occupied must be one of \[:reschedule, :discard, :raise, :skip\], got :retry/, error.message)
     end
 
     def test_a_declaration_is_kept_on_the_class_and_inherited

@@ -70,6 +70,22 @@ module LeaseMachines
       assert_equal(["written"] * 4, held.map { |row| row["outcome"] })
     end
 
+    # A retry is the same job with the same arguments: its key, computed from
+    # them (never from the jid or the attempt), names the same resource, and
+    # the retry takes that lease again, with the next token.
+    def test_a_retried_job_takes_the_lease_of_the_same_resource_again
+      @cluster = SidekiqCluster.new(ttl: 5)
+      @cluster.start(concurrency: 2)
+      jid = @cluster.push("RetriedReportJob", "2026-12-01")
+      @cluster.wait_for("the run and its retry") { @cluster.held.count { |row| row["jid"] == jid } == 2 }
+      runs = @cluster.held.select { |row| row["jid"] == jid }
+
+      assert_equal ["reports/2026-12-01"] * 2, runs.map { |row| row["outcome"] }, "the same key on both runs"
+      assert_equal [1, 2], runs.map { |row| row["token"] }, "the retry was granted that resource's lease again"
+      assert_match(/the first run fails/, @cluster.log)
+      @cluster.wait_for("the retry's release") { !@cluster.store.status("reports/2026-12-01").held? }
+    end
+
     def test_a_job_without_a_lease_runs_as_before
       @cluster = SidekiqCluster.new(ttl: 2)
       @cluster.start(concurrency: 1)

@@ -47,15 +47,13 @@ module LeaseMachines
 
     def test_assert_leased_sees_the_leases_of_bypass
       LeaseMachines.reset_configuration!
-      option = Jobs::LeaseOption.new({ resource: "reports/monday" }, choices: %i[raise], default_on_occupied: :raise,
-                                                                     owner: "a job")
+      option = Jobs::LeaseOption.new({ resource: "reports/monday" }, aliases: {}, owner: "a job")
 
       Testing.bypass { assert_leased("reports/monday") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }
     end
 
     def test_assert_leased_sees_a_slot_of_the_resource_under_a_limit
-      option = Jobs::LeaseOption.new({ resource: "reports/monday", limit: 3 }, choices: %i[raise],
-                                                                               default_on_occupied: :raise, owner: "Job")
+      option = Jobs::LeaseOption.new({ resource: "reports/monday", limit: 3 }, aliases: {}, owner: "Job")
       Testing.bypass { assert_leased("reports/monday") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }
       assert_raises(Minitest::Assertion) do
         Testing.bypass { assert_leased("reports") { Jobs::LeasedRun.call(option, "reports/monday", tags: {}) { :ran } } }

@@ -58,12 +58,26 @@ module LeaseMachines
 
       assert_predicate cadence, :frozen?
       assert_equal [30.0, 10.0, 5.5], [cadence.ttl, cadence.renew_after, cadence.warn_before]
-      assert_equal({ ttl: 30.0, renew_after: 10.0, warn_before: 5.5 }, cadence.to_h)
+      assert_equal({ ttl: 30.0, renew_after: 10.0, warn_before: 5.5, max_hold: nil }, cadence.to_h)
       case cadence
       in { ttl:, warn_before: }
         assert_equal [30.0, 5.5], [ttl, warn_before]
       end
-      assert_equal "#<LeaseMachines::Cadence ttl=30.0 renew_after=10.0 warn_before=5.5>", cadence.inspect
+      assert_equal "#<LeaseMachines::Cadence ttl=30.0 renew_after=10.0 warn_before=5.5 max_hold=nil>", cadence.inspect
+    end
+
+    # max_hold (hold's, docs/RUNTIME.md): when renewals end, at least ttl.
+    def test_max_hold_is_at_least_the_ttl
+      assert_nil cadence.max_hold
+      assert_equal 60.0, Cadence.new(ttl: 30, renew_after: 10, warn_before: 5, max_hold: 60).max_hold
+      assert_equal 30.0, Cadence.new(ttl: 30, renew_after: 10, warn_before: 5, max_hold: 30).max_hold
+      assert_error(ArgumentError, "max_hold must be at least ttl (30), got 29.5") do
+        Cadence.new(ttl: 30, renew_after: 10, warn_before: 5, max_hold: 29.5)
+      end
+      assert_error(ArgumentError, "max_hold must be a finite, non-negative number of seconds, got NaN") do
+        Cadence.new(ttl: 30, renew_after: 10, warn_before: 5, max_hold: Float::NAN)
+      end
+      refute_equal cadence, Cadence.new(ttl: 30, renew_after: 10, warn_before: 5, max_hold: 60)
     end
 
     def test_cadence_copies_are_whole_cadences

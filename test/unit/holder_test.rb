@@ -247,5 +247,21 @@ module LeaseMachines
 
       assert_equal "#<LeaseMachines::Holder state=:fenced token=1 confirmed_at=0.0 warning_deadline=nil>", fenced.to_s
     end
+
+    # max_hold: renewals end that long after the grant (core/tests/holder.rs has every state).
+    def test_renewals_end_max_hold_after_the_grant
+      value = Holder.new(token: 1, at: 100, cadence: Cadence.new(ttl: 30, renew_after: 10, warn_before: 5, max_hold: 45))
+
+      assert_equal 145.0, value.renewals_end
+      assert value.refresh(140)
+      assert value.confirm(token: 1, at: 140)
+      assert value.renewal_allowed?(144.999)
+      refute value.renewal_allowed?(145)
+      refute value.renewal_due?(150)
+      refute value.refresh(150)
+      assert_equal :confirmed, value.state
+      assert_nil holder.renewals_end
+      assert holder.renewal_allowed?(1e9)
+    end
   end
 end

@@ -23,6 +23,7 @@ impl Cadence {
         ttl: Value,
         renew_after: Value,
         warn_before: Value,
+        max_hold: Value,
     ) -> Result<(), Error> {
         rb_self.check_frozen()?;
         if rb_self.0.get().is_some() {
@@ -45,6 +46,21 @@ impl Cadence {
                 )),
             )
         })?;
+        let cadence = if max_hold.is_nil() {
+            cadence
+        } else {
+            let max_hold_d = convert::time_arg(ruby, max_hold, "max_hold")?;
+            cadence.with_max_hold(max_hold_d).ok_or_else(|| {
+                errors::raise(
+                    ruby,
+                    Failure::Argument(format!(
+                        "max_hold must be at least ttl ({}), got {}",
+                        ttl.inspect(),
+                        max_hold.inspect()
+                    )),
+                )
+            })?
+        };
         rb_self.0.set(Some(cadence));
         Ok(())
     }
@@ -72,15 +88,22 @@ impl Cadence {
             Self::get(ruby, &rb_self)?.warn_before(),
         ))
     }
+
+    fn max_hold(ruby: &Ruby, rb_self: Obj<Self>) -> Result<Option<f64>, Error> {
+        Ok(Self::get(ruby, &rb_self)?
+            .max_hold()
+            .map(convert::secs_value))
+    }
 }
 
 /// Defines `LeaseMachines::Cadence`'s native methods.
 pub fn define(ruby: &Ruby, root: RModule) -> Result<(), Error> {
     let class = root.define_class("Cadence", ruby.class_object())?;
     class.define_alloc_func::<Cadence>();
-    class.define_private_method("_init", method!(Cadence::init, 3))?;
+    class.define_private_method("_init", method!(Cadence::init, 4))?;
     class.define_method("ttl", method!(Cadence::ttl, 0))?;
     class.define_method("renew_after", method!(Cadence::renew_after, 0))?;
     class.define_method("warn_before", method!(Cadence::warn_before, 0))?;
+    class.define_method("max_hold", method!(Cadence::max_hold, 0))?;
     Ok(())
 }

@@ -96,6 +96,17 @@ impl Holder {
             .map(convert::secs_value))
     }
 
+    fn renewals_end(ruby: &Ruby, rb_self: Obj<Self>) -> Result<Option<f64>, Error> {
+        Ok(Self::get(ruby, &rb_self)?
+            .renewals_end()
+            .map(convert::secs_value))
+    }
+
+    fn renewal_allowed(ruby: &Ruby, rb_self: Obj<Self>, at: Value) -> Result<bool, Error> {
+        let at = convert::time_arg(ruby, at, "at")?;
+        Ok(Self::get(ruby, &rb_self)?.renewal_allowed(at))
+    }
+
     fn renewal_due(ruby: &Ruby, rb_self: Obj<Self>, at: Value) -> Result<bool, Error> {
         let at = convert::time_arg(ruby, at, "at")?;
         Ok(Self::get(ruby, &rb_self)?.renewal_due(at))
@@ -145,6 +156,8 @@ pub fn define(ruby: &Ruby, root: RModule) -> Result<(), Error> {
     class.define_method("token", method!(Holder::token, 0))?;
     class.define_method("confirmed_at", method!(Holder::confirmed_at, 0))?;
     class.define_method("warning_deadline", method!(Holder::warning_deadline, 0))?;
+    class.define_method("renewals_end", method!(Holder::renewals_end, 0))?;
+    class.define_method("renewal_allowed?", method!(Holder::renewal_allowed, 1))?;
     class.define_method("renewal_due?", method!(Holder::renewal_due, 1))?;
     class.define_method("at_risk?", method!(Holder::at_risk, 1))?;
     class.define_method("refresh", method!(Holder::refresh, 1))?;

@@ -5,12 +5,13 @@ module LeaseMachines
     # The module a job includes (see LeaseMachines::ActiveJob): `leased` on the
     # class, `lease` in the job, and the around_perform that holds it.
     module LeasedJob
-      # What `on_occupied:` may say (docs/JOBS.md).
-      CHOICES = %i[retry discard raise].freeze
+      # The older `on_occupied` name kept on ActiveJob, and the `on_conflict` it means.
+      ALIASES = { retry: :reschedule }.freeze
 
       def self.included(job_class)
         job_class.extend(ClassMethods)
         job_class.around_perform { |job, block| job.__send__(:perform_under_lease, &block) }
+        job_class.before_enqueue { |job| throw :abort if job.__send__(:skip_enqueue?) }
       end
 
       # `leased` and the declaration it keeps.
@@ -18,10 +19,10 @@ module LeaseMachines
         include Jobs::Declaration
 
         # @param options [Hash] resource: (a String, or a callable given the
-        #   job), ttl:, wait:, on_occupied:, reschedule_in:, store:, limit:
+        #   job), ttl:, wait:, on_conflict: (or on_occupied:), on_enqueue:,
+        #   reschedule_in:, store:, limit:, max_hold:
         def leased(**options)
-          @lease_machines_option = Jobs::LeaseOption.new(options, choices: CHOICES, default_on_occupied: :retry,
-                                                                  owner: "#{name} leased")
+          @lease_machines_option = Jobs::LeaseOption.new(options, aliases: ALIASES, owner: "#{name} leased")
         end
       end
 
@@ -32,12 +33,25 @@ module LeaseMachines
 
       private
 
+      def lease_tags
+        { job: self.class.name.to_s, job_id: job_id.to_s }
+      end
+
+      # `on_enqueue: :skip_if_held`, on a first enqueue only: a retry
+      # (`retry_job`, `retry_on`) has run before, and is never dropped here.
+      def skip_enqueue?
+        option = self.class.lease_machines_option
+        return false if option&.on_enqueue.nil? || executions.to_i.positive?
+
+        Jobs::EnqueueCheck.skip?(option, option.resource_for(self), tags: lease_tags)
+      end
+
       def perform_under_lease
         option = self.class.lease_machines_option
         return yield if option.nil?
 
         resource = option.resource_for(self)
-        outcome = Jobs::LeasedRun.call(option, resource, tags: { job: self.class.name.to_s, job_id: job_id.to_s }) do |held|
+        outcome = Jobs::LeasedRun.call(option, resource, tags: lease_tags) do |held|
           @lease = held
           yield
         ensure
@@ -49,8 +63,8 @@ module LeaseMachines
       end
 
       def occupied(option, resource, decision)
-        case option.on_occupied
-        when :retry
+        case option.on_conflict
+        when :reschedule
           retry_job(wait: option.reschedule_in * (1 + (rand / 5)))
         when :discard
           logger.info("lease_machines: discarded #{self.class.name} #{job_id}: #{resource} is held (#{decision.reason})")

@@ -8,32 +8,44 @@ module LeaseMachines
     # class declares it. Anything else is refused by name, so a typo never
     # silently drops a setting.
     class LeaseOption
-      KEYS = %i[resource ttl wait on_occupied store reschedule_in limit].freeze
+      KEYS = %i[resource ttl wait on_conflict on_occupied on_enqueue store reschedule_in limit max_hold].freeze
+      # What `on_conflict:` may say on both integrations (docs/JOBS.md).
+      ON_CONFLICT = %i[reschedule discard raise].freeze
+      # What `on_enqueue:` may say (nil: always enqueue).
+      ON_ENQUEUE = [nil, :skip_if_held].freeze
 
-      attr_reader :on_occupied, :reschedule_in
+      # @return [Symbol] one of {ON_CONFLICT}
+      attr_reader :on_conflict
+      # @return [Symbol, nil] nil, or `:skip_if_held` ({EnqueueCheck})
+      attr_reader :on_enqueue
+      # @return [Integer, Float] seconds
+      attr_reader :reschedule_in
+      # @return [Integer, Float, nil] seconds after its grant when a run's renewals end
+      attr_reader :max_hold
 
       # @param options [Hash] the declaration (Symbol or String keys)
-      # @param choices [Array<Symbol>] the on_occupied values this integration has
+      # @param aliases [Hash{Symbol => Symbol}] this integration's older
+      #   `on_conflict` names (Sidekiq's `:skip`, ActiveJob's `:retry`) and the choice each means
       # @param owner [String] how messages name the declaration
-      def initialize(options, choices:, default_on_occupied:, owner:)
+      def initialize(options, aliases:, owner:)
         unless options.is_a?(Hash)
-          raise TypeError, "#{owner} must be a Hash (resource:, ttl:, on_occupied:), got #{Stores.described(options)}"
+          raise TypeError, "#{owner} must be a Hash (resource:, ttl:, on_conflict:), got #{Stores.described(options)}"
         end
 
         @owner = owner
         options = options.transform_keys(&:to_sym)
         refuse_unknown(options)
         @resource = checked_resource(options.fetch(:resource) { raise ArgumentError, "#{owner} needs resource:" })
-        @ttl = checked_seconds(options[:ttl], "ttl") { |value| Cadence.new(ttl: value, renew_after: value, warn_before: 0) }
-        @wait = checked_seconds(options.fetch(:wait, 0), "wait") { |value| non_negative(value, "wait") }
-        @reschedule_in = checked_seconds(options.fetch(:reschedule_in, 5), "reschedule_in") do |value|
-          non_negative(value, "reschedule_in")
-        end
-        @on_occupied = checked_choice(options.fetch(:on_occupied, default_on_occupied), choices)
+        check_spans(options)
+        @on_conflict = checked_on_conflict(options, aliases)
+        @on_enqueue = checked_choice(options[:on_enqueue], ON_ENQUEUE, "on_enqueue")
         @limit = Runtime::Slots.check(options.fetch(:limit, 1), argument: "#{owner} limit")
         @store = options[:store]
         freeze
       end
+
+      # The older name of {#on_conflict}.
+      alias on_occupied on_conflict
 
       # @param subject [Object] what the resource callable is given
       # @return [String] the resource name (checked by the store when used)
@@ -62,6 +74,18 @@ module LeaseMachines
       end
 
       private
+
+      def check_spans(options)
+        @ttl = checked_seconds(options[:ttl], "ttl") { |value| Cadence.new(ttl: value, renew_after: value, warn_before: 0) }
+        @wait = checked_seconds(options.fetch(:wait, 0), "wait") { |value| non_negative(value, "wait") }
+        @reschedule_in = checked_seconds(options.fetch(:reschedule_in, 5), "reschedule_in") do |value|
+          non_negative(value, "reschedule_in")
+        end
+        @max_hold = checked_seconds(options[:max_hold], "max_hold") do |value|
+          Runtime::Seconds.check(:max_hold, value, positive: true)
+          Cadence.new(ttl: @ttl, renew_after: @ttl, warn_before: 0, max_hold: value) if @ttl
+        end
+      end
 
       def refuse_unknown(options)
         unknown = options.except(*KEYS)
@@ -94,11 +118,25 @@ module LeaseMachines
         raise ArgumentError, "#{name} must be a finite number of seconds >= 0"
       end
 
-      def checked_choice(choice, choices)
+      # `on_conflict:`, or its older name `on_occupied:` (not both), an
+      # alias of this integration turned into the choice it means.
+      def checked_on_conflict(options, aliases)
+        if options.key?(:on_conflict) && options.key?(:on_occupied)
+          raise ArgumentError, "#{@owner} has both on_conflict: #{Stores.described(options[:on_conflict])} and " \
+                               "on_occupied: #{Stores.described(options[:on_occupied])}; on_occupied is the older " \
+                               "name of on_conflict: give one"
+        end
+        name = options.key?(:on_occupied) ? "on_occupied" : "on_conflict"
+        choice = options.fetch(:on_conflict) { options.fetch(:on_occupied, :reschedule) }
+        choice = choice.to_sym if choice.is_a?(String)
+        aliases.fetch(choice) { checked_choice(choice, ON_CONFLICT + aliases.keys, name) }
+      end
+
+      def checked_choice(choice, choices, name)
         choice = choice.to_sym if choice.is_a?(String)
         return choice if choices.include?(choice)
 
-        raise ArgumentError, "#{@owner} on_occupied must be one of #{choices.inspect}, got #{Stores.described(choice)}"
+        raise ArgumentError, "#{@owner} #{name} must be one of #{choices.inspect}, got #{Stores.described(choice)}"
       end
     end
   end

@@ -12,7 +12,7 @@ module LeaseMachines
 
         authority = option.store.authority(resource)
         authority.hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl, wait: option.wait,
-                       limit: option.limit, tags: tags) do |held|
+                       limit: option.limit, max_hold: option.max_hold, tags: tags) do |held|
           Current.with(held) { yield held }
         end
       end

@@ -9,7 +9,7 @@ module LeaseMachines
     class LogSubscriber < ActiveSupport::LogSubscriber
       DEBUG_EVENTS = %i[acquire renew release].freeze
       WARN_EVENTS = %i[at_risk lost fenced fence_refused].freeze
-      INFO_EVENTS = %i[elected deposed].freeze
+      INFO_EVENTS = %i[elected deposed enqueue_skipped].freeze
       # The payload keys shown, in this order, when present.
       SHOWN = %i[resource owner token status reason].freeze
 

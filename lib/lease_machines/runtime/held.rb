@@ -37,6 +37,7 @@ module LeaseMachines
         @finished = false # the hold ended
         @released = false # the hold ended holding the lease
         @retry_at = nil
+        @renewals_ended = false # past max_hold: no renewal is sent again
         @thread = nil
       end
 
@@ -207,12 +208,13 @@ module LeaseMachines
       end
 
       # Inside @mutex: the whole TTL passed on the holder's clock with no
-      # confirmation (never once the hold ended, nor in a forked child).
+      # confirmation (never once the hold ended, nor in a forked child):
+      # `:max_hold` when renewals had ended before the lease ran out.
       # @return [Boolean] whether the lease was lost now
       def lapse(now)
         return false if @finished || forked? || done? || now < expires_at
 
-        expire(:ttl_elapsed)
+        expire(@holder.renewal_allowed?(expires_at) ? :ttl_elapsed : :max_hold)
       end
 
       # Inside @mutex: the lease ran out, or the authority said it is gone.

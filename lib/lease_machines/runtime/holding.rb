@@ -13,6 +13,9 @@ module LeaseMachines
       # @param wait [Numeric] seconds to keep trying while occupied (0: once)
       # @param renew_after [Numeric, nil] default ttl / 3
       # @param warn_before [Numeric, nil] default ttl / 4
+      # @param max_hold [Numeric, ActiveSupport::Duration, nil] seconds after
+      #   the grant when renewals end (at least `ttl`): the lease then runs out
+      #   at its TTL and is lost (`:max_hold`); nil: renewed until the block ends
       # @param on_at_risk [#call, nil] called with the Held when it becomes at risk
       # @param on_lost [#call, nil] called with the Held when it is lost
       # @param interrupt [Boolean] raise {LeaseLost} into the block's thread
@@ -26,11 +29,13 @@ module LeaseMachines
       # @return [Outcome] held? and the block's value, or the last decision
       # @raise [StoreError] when the store failed on the last attempt
       def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
-               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, limit: 1, &block)
+               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, limit: 1,
+               max_hold: nil, &block)
         raise ArgumentError, "hold needs a block" unless block
 
         callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
-        calls = lease_calls(owner, ttl, renew_after, warn_before, clock, Holding.tags(tags), Slots.check(limit))
+        cadence = Holding.cadence(ttl, renew_after, warn_before, max_hold)
+        calls = lease_calls(owner, cadence, clock, Holding.tags(tags), Slots.check(limit))
         HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
@@ -45,17 +50,18 @@ module LeaseMachines
 
       # The Cadence of a hold, defaults derived from `ttl`. A timing that
       # cannot fit `ttl` raises naming itself; two that do not fit each other
-      # are refused by {Cadence}. @api private
-      def self.cadence(ttl, renew_after, warn_before)
+      # are refused by {Cadence}, a `max_hold` below `ttl` by the core. @api private
+      def self.cadence(ttl, renew_after, warn_before, max_hold = nil)
         Seconds.check(:ttl, ttl, positive: true)
-        Seconds.check(:renew_after, renew_after, positive: true) unless renew_after.nil?
-        Seconds.check(:warn_before, warn_before, positive: false) unless warn_before.nil?
+        Seconds.optional(:renew_after, renew_after, positive: true)
+        Seconds.optional(:warn_before, warn_before, positive: false)
+        max_hold = Seconds.optional(:max_hold, Seconds.plain(max_hold), positive: true)
         raise ArgumentError, "renew_after must be at most ttl (#{ttl}), got #{renew_after}" if renew_after&.>(ttl)
         raise ArgumentError, "warn_before must be less than ttl (#{ttl}), got #{warn_before}" if warn_before&.>=(ttl)
 
         renew_after ||= warn_before ? [ttl / 3.0, ttl - warn_before].min : ttl / 3.0
         warn_before ||= [ttl / 4.0, ttl - renew_after].min
-        Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before)
+        Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before, max_hold: max_hold)
       end
 
       # @return [Hash, nil] `tags`, checked and frozen. @api private
@@ -73,12 +79,11 @@ module LeaseMachines
       private
 
       # @return [Array<LeaseCalls>] one per slot (one for a limit of 1: this authority's)
-      def lease_calls(owner, ttl, renew_after, warn_before, clock, tags, limit) # rubocop:disable Metrics/ParameterLists -- hold's keywords, passed on
+      def lease_calls(owner, cadence, clock, tags, limit)
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
 
-        cadence = Holding.cadence(ttl, renew_after, warn_before)
         Array.new(limit) do |index|
           authority = limit == 1 ? self : hold_slot(index, limit)
           LeaseCalls.new(authority: authority, resource: Slots.slot_name(hold_resource, index, limit), slot: index,

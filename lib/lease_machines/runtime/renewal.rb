@@ -11,6 +11,7 @@ module LeaseMachines
         @mutex.synchronize do
           next nil if @finished
           next(@reported ? nil : @holder.confirmed_at) if done?
+          next expires_at if @renewals_ended # past max_hold: only the lease's end is left
 
           case @holder.state
           when :confirmed then @holder.confirmed_at + @holder.cadence.renew_after
@@ -40,10 +41,17 @@ module LeaseMachines
 
       def attempt(sent_at)
         was_at_risk, token, due = @mutex.synchronize { [@holder.state == :at_risk, @holder.token, planned_at] }
-        return unless @mutex.synchronize { @holder.refresh(sent_at) }
+        return unless @mutex.synchronize { refresh(sent_at) }
 
         at_risk if !was_at_risk && state == :at_risk
         answer(@calls.renew(self, token, late: sent_at - due), sent_at)
+      end
+
+      # Inside @mutex: starts an attempt, unless the Holder allows none now
+      # (past `max_hold`: renewals have ended for good).
+      def refresh(at)
+        @renewals_ended ||= !done? && !@holder.renewal_allowed?(at)
+        @holder.refresh(at)
       end
 
       # When this renewal was planned: renew_after past the last

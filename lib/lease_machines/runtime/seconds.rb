@@ -13,6 +13,11 @@ module LeaseMachines
         defined?(::ActiveSupport::Duration) && value.is_a?(::ActiveSupport::Duration) ? value.value : value
       end
 
+      # {.check} of a keyword whose nil means "not given". @return [Integer, Float, nil]
+      def optional(name, value, positive:)
+        value.nil? ? nil : check(name, value, positive: positive)
+      end
+
       # @param name [Symbol] the keyword
       # @param positive [Boolean] whether 0 is out of range too
       # @return [Integer, Float] the value

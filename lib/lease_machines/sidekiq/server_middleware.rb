@@ -3,13 +3,12 @@
 module LeaseMachines
   module Sidekiq
     # Holds a job's lease around `perform`, for the jobs that declare one
-    # (docs/JOBS.md). On Sidekiq::Shutdown the lease is released as for any
+    # (docs/JOBS.md), and does what `on_conflict` says when it is held. On Sidekiq::Shutdown the lease is released as for any
     # exception, so the job's next run need not wait out the TTL; the token
     # fences the old thread if it writes anyway.
     class ServerMiddleware
       include ::Sidekiq::ServerMiddleware if defined?(::Sidekiq::ServerMiddleware)
 
-      CHOICES = %i[reschedule skip raise].freeze
       # What a rescheduled job does not carry over: it is a new run, not a retry.
       FORGOTTEN_ON_RESCHEDULE = %w[enqueued_at error_message error_class failed_at retry_count].freeze
       # Sidekiq::ServerMiddleware gives `logger` from 6.5; 6.4's middleware has none.
@@ -35,8 +34,8 @@ module LeaseMachines
       private
 
       def occupied(option, job, payload, resource, decision)
-        case option.on_occupied
-        when :skip
+        case option.on_conflict
+        when :discard
           logger.info("lease_machines: skipped #{job.class} #{payload['jid']}: #{resource} is held (#{decision.reason})")
           nil
         when :reschedule then reschedule(option, payload, resource)
@@ -48,7 +47,7 @@ module LeaseMachines
         delay = option.reschedule_in * (1 + (rand / 5))
         again = payload.except(*FORGOTTEN_ON_RESCHEDULE)
         again["at"] = Time.now.to_f + delay
-        again["lease_reschedules"] = payload.fetch("lease_reschedules", 0) + 1
+        again[ClientMiddleware::RESCHEDULES] = payload.fetch(ClientMiddleware::RESCHEDULES, 0) + 1
         ::Sidekiq::Client.push(again)
         logger.info("lease_machines: rescheduled #{payload['class']} #{payload['jid']} in #{delay.round(2)}s: " \
                     "#{resource} is held")

@@ -12,11 +12,14 @@ module LeaseMachines
       # @return [Runtime::Outcome] held, the block's value
       def hold(option, resource, &)
         Stores::Memory.new.authority(resource).hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl,
-                                                    limit: option.limit, &)
+                                                    limit: option.limit, max_hold: option.max_hold, &)
       end
 
       # Fences are left to compare tokens.
       def guard(_resource, _token) = nil
+
+      # `on_enqueue: :skip_if_held` finds nothing held: every job is enqueued.
+      def held? = false
     end
   end
 end

@@ -19,6 +19,9 @@ module LeaseMachines
 
       # Fences are left to compare tokens.
       def guard(_resource, _token) = nil
+
+      # `on_enqueue: :skip_if_held` finds every resource held: no such job is enqueued.
+      def held? = true
     end
   end
 end
