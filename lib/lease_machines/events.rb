@@ -6,7 +6,7 @@ module LeaseMachines
   # {LeaseMachines.subscribe}, and ActiveSupport::Notifications when the
   # application has loaded it (never required here).
   module Events
-    NAMES = %i[acquire renew release at_risk lost fenced fence_refused elected deposed].freeze
+    NAMES = %i[acquire renew release at_risk lost fenced fence_refused elected deposed force_released].freeze
     @subscribers = [].freeze
     @mutex = Mutex.new
 
