@@ -56,12 +56,12 @@ module LeaseMachines
     end
 
     # Confirms then posts the release of `name`, as the confirmation page's form does.
-    def release(app, name, **overrides)
+    def release(app, name, env: {}, **overrides)
       confirm = request(app, "GET", "/release?name=#{URI.encode_www_form_component(name)}")
       assert_equal 200, confirm.status, confirm.body
       form = { "name" => name, "token" => confirm.body[/name="token" value="(\d+)"/, 1],
                Web::CSRF::FIELD => csrf_field(confirm.body) }.merge(overrides)
-      request(app, "POST", "/release", params: form)
+      request(app, "POST", "/release", params: form, env: env)
     end
 
     # The page's text between tags, for assertions on what a reader sees.
