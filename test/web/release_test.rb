@@ -25,7 +25,7 @@ module LeaseMachines
       page = request(app, "GET", "/resource?name=reports%2Fnightly").body
       assert_includes page, %(href="/leases/release?name=reports%2Fnightly">Force release&hellip;</a>)
       confirm = request(app, "GET", "/release?name=reports%2Fnightly")
-      assert_match(/Force release <code>reports\/nightly<\/code>\?/, confirm.body)
+      assert_match(%r{Force release <code>reports/nightly</code>\?}, confirm.body)
       assert_includes confirm.body, %(<form class="lm-confirm" method="post" action="/leases/release">)
       assert @store.status("reports/nightly").held?, "a confirmation page releases nothing"
 
@@ -54,7 +54,8 @@ module LeaseMachines
       assert_equal({ resource: "reports/nightly", owner: 7, token: @lease.token, status: :released, reason: :forced,
                      by: "ops:ada" }, payload.except(:duration))
       assert_kind_of Float, payload[:duration]
-      assert_match(/WARN .*lease_machines: "reports\/nightly" force-released from the web UI by "ops:ada": cleared the lease of owner 7 \(token #{@lease.token}\)/, @log.string) # rubocop:disable Layout/LineLength
+      assert_includes @log.string, %(WARN -- : lease_machines: "reports/nightly" force-released from the web UI by "ops:ada": ) +
+                                   "cleared the lease of owner 7 (token #{@lease.token})"
     end
 
     def test_who_defaults_to_the_authenticated_user_else_the_address
@@ -63,8 +64,8 @@ module LeaseMachines
       assert_includes @log.string, %(by "192.0.2.7")
       @store.authority("other").acquire(owner: 1, ttl: 60)
       confirm = request(app, "GET", "/release?name=other")
-      request(app, "POST", "/release", env: { "REMOTE_USER" => "grace", "REMOTE_ADDR" => "192.0.2.7" },
-                                       params: { "name" => "other", "token" => "1", Web::CSRF::FIELD => csrf_field(confirm.body) })
+      form = { "name" => "other", "token" => "1", Web::CSRF::FIELD => csrf_field(confirm.body) }
+      request(app, "POST", "/release", env: { "REMOTE_USER" => "grace", "REMOTE_ADDR" => "192.0.2.7" }, params: form)
       assert_includes @log.string, %(by "grace")
     end
 
@@ -86,7 +87,7 @@ module LeaseMachines
         assert_includes response.body, "The form&#39;s CSRF token does not match its cookie: nothing was released."
       end
       assert @store.status("reports/nightly").held?
-      assert_empty @events.select { |event| event.first == :force_released }
+      assert_empty(@events.select { |event| event.first == :force_released })
     end
 
     def test_a_field_made_under_another_secret_is_refused
@@ -103,7 +104,7 @@ module LeaseMachines
 
     def test_the_cookie_is_http_only_same_site_and_for_the_mount
       response = request(mounted(Web.new(store: @store)), "GET", "/", env: { "HTTPS" => "on" })
-      assert_match(/\Alease_machines_csrf=[A-Za-z0-9_-]{43}; Path=\/leases; HttpOnly; SameSite=Lax; Secure\z/,
+      assert_match(%r{\Alease_machines_csrf=[A-Za-z0-9_-]{43}; Path=/leases; HttpOnly; SameSite=Lax; Secure\z},
                    response.headers["set-cookie"])
       assert_nil request(mounted(Web.new(store: @store)), "GET", "/").headers["set-cookie"], "kept while valid"
     end
