@@ -54,8 +54,8 @@ module LeaseMachines
       assert_equal({ resource: "reports/nightly", owner: 7, token: @lease.token, status: :released, reason: :forced,
                      by: "ops:ada" }, payload.except(:duration))
       assert_kind_of Float, payload[:duration]
-      assert_includes @log.string, %(WARN -- : lease_machines: "reports/nightly" force-released from the web UI by "ops:ada": ) +
-                                   "cleared the lease of owner 7 (token #{@lease.token})"
+      line = %(WARN -- : lease_machines: "reports/nightly" force-released from the web UI by "ops:ada": )
+      assert_includes @log.string, "#{line}cleared the lease of owner 7 (token #{@lease.token})"
     end
 
     def test_who_defaults_to_the_authenticated_user_else_the_address
