@@ -65,7 +65,7 @@ module LeaseMachines
                    cells(index.body, "lm-name")
       refute_includes index.body, "<script>document.title"
       assert_includes index.body, %(href="/sidekiq/leases/resource?name=reports%2Fnightly")
-      assert_includes index.body, "#{::Sidekiq::NAME}", "inside Sidekiq's own layout"
+      assert_includes index.body, ::Sidekiq::NAME.to_s, "inside Sidekiq's own layout"
       assert_equal %w[reports/nightly], cells(get("/sidekiq/leases?match=reports%2F*").body, "lm-name")
     end
 

@@ -52,9 +52,18 @@ module LeaseMachines
       def time_left(status)
         seconds = status.expires_in
         return "-" unless seconds
-        return format("expired %.1f s ago", -seconds) unless seconds.positive?
+        return "expired #{span(-seconds)} ago" unless seconds.positive?
 
-        format("%.1f s", seconds)
+        span(seconds)
+      end
+
+      # Seconds in words: tenths of a second under two minutes, then minutes, hours, days.
+      def span(seconds)
+        return format("%.1f s", seconds) if seconds < 120
+        return "#{(seconds / 60).floor} min" if seconds < 7200
+        return "#{(seconds / 3600).floor} h" if seconds < 172_800
+
+        "#{(seconds / 86_400).floor} d"
       end
 
       # @param value [Time, nil]
