@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "web_helper"
+require "ripper"
 
 module LeaseMachines
   # The UI's pages on a real SQLite store, through Rack::MockRequest.
@@ -167,6 +168,14 @@ module LeaseMachines
     def test_head_has_no_body
       response = request(mounted(Web.new(store: @store)), "HEAD", "/")
       assert_equal [200, ""], [response.status, response.body]
+    end
+
+    # docs/OPERATIONS.md's examples mount the UI in Rails, config.ru and
+    # Sidekiq Web, which this suite cannot run: each must at least parse.
+    def test_the_operations_guide_examples_parse
+      blocks = File.read(File.expand_path("../../docs/OPERATIONS.md", __dir__)).scan(/^```ruby\n(.*?)^```$/m).flatten
+      assert_operator blocks.size, :>=, 3
+      blocks.each { |code| assert Ripper.sexp(code), "does not parse:\n#{code}" }
     end
 
     def test_bad_arguments_are_named

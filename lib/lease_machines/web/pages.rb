@@ -106,9 +106,12 @@ module LeaseMachines
       end
 
       def with_status(params, frame)
+        name = params["name"]
+        return message(frame, 400, "Which resource? The page needs its name (name=...).", nil) unless name.is_a?(String)
+
         begin
-          name = Stores.resource_name(params["name"])
-        rescue ArgumentError, TypeError => e
+          name = Stores.resource_name(name)
+        rescue ArgumentError => e
           return message(frame, 400, "Bad resource name: #{e.message}", nil)
         end
         guarded(frame) do
