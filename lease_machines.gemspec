@@ -36,7 +36,7 @@ Gem::Specification.new do |spec|
   # with compiled libraries (rakelib/pkg.rake).
   spec.files = Dir.glob(
     [
-      "lib/**/*.rb", "lib/generators/**/templates/*.tt", "sig/**/*.rbs", "exe/*",
+      "lib/**/*.rb", "lib/lease_machines/web/views/*.erb", "lib/generators/**/templates/*.tt", "sig/**/*.rbs", "exe/*",
       "ext/lease_machines_native/{extconf.rb,Cargo.toml,src/**/*.rs}",
       "core/{Cargo.toml,README.md,CHANGELOG.md,src/**/*.rs,benches/*.rs}",
       "db/**/*.sql", "Cargo.toml", "Cargo.lock",

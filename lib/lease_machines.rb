@@ -26,6 +26,9 @@ module LeaseMachines
   autoload :FencedError, "lease_machines/fenced_error"
   autoload :Signing, "lease_machines/signing/keys"
   autoload :Metrics, "lease_machines/metrics"
+  autoload :NamePattern, "lease_machines/name_pattern"
+  # The operators' web UI (docs/OPERATIONS.md#web-ui): a Rack app.
+  autoload :Web, "lease_machines/web"
 end
 
 # Inside a Rails app (Rails is loaded before its gems), the Railtie.

@@ -55,9 +55,12 @@ namespace :bench do
   desc "What a Metrics registry costs hold { }: nothing subscribed, an empty subscriber, Metrics installed"
   task(metrics: :compile) { BenchTasks.run("metrics_bench.rb") }
 
+  desc "The web UI's index of 10,000 resources on SQLite against the store's own read of every row"
+  task(web: :compile) { BenchTasks.run("web_bench.rb") }
+
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"
   task(instructions: :compile) { BenchTasks.run("instructions.rb") }
 end
 
 desc "Run every benchmark (bench/*_bench.rb); starts Redis and PostgreSQL on loopback"
-task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime bench:metrics]
+task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime bench:metrics bench:web]

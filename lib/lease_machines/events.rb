@@ -6,7 +6,8 @@ module LeaseMachines
   # {LeaseMachines.subscribe}, and ActiveSupport::Notifications when the
   # application has loaded it (never required here).
   module Events
-    NAMES = %i[acquire renew release at_risk lost fenced fence_refused elected deposed enqueue_skipped].freeze
+    NAMES = %i[acquire renew release at_risk lost fenced fence_refused elected deposed enqueue_skipped
+               force_released].freeze
     @subscribers = [].freeze
     @mutex = Mutex.new
 

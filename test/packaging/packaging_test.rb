@@ -93,6 +93,9 @@ class PackagingTest < Minitest::Test
     assert_empty missing, "files that do not exist"
     assert_empty files.grep(%r{\A(test|spec|bench|tmp|pkg|target|bin)/}), "no tests, scripts or build output"
     assert_includes files, "db/postgres/001_create_lease_machines_resources.sql", "the schema the stores run"
+    views = Dir.glob("lib/lease_machines/web/views/*.erb", base: ROOT)
+    refute_empty views
+    assert_empty views - files, "the web UI's templates"
     assert_empty files.grep(%r{\A(core|#{EXT_DIR})/(tests|target)/}), "no crate tests or target/"
     assert_empty files.grep(%r{\.(so|bundle|dll|o|gem)\z|(\A|/)(Makefile|mkmf\.log)\z}), "no compiled files"
   end

@@ -7,9 +7,7 @@ module LeaseMachines
       class Commands
         # Commands that never write: their SQLite store is opened read-only.
         READ_ONLY = %w[status doctor].freeze
-        # fnmatch flags of `status --match`: `*` matches any byte, also `.`, `/` and `:`.
-        GLOB_FLAGS = File::FNM_EXTGLOB | File::FNM_DOTMATCH
-        private_constant :READ_ONLY, :GLOB_FLAGS
+        private_constant :READ_ONLY
 
         # @param invocation [Arguments::Invocation]
         # @param output [Output]
@@ -70,11 +68,10 @@ module LeaseMachines
         end
 
         def matching(statuses, failures)
-          glob = @invocation.match
-          return [statuses, failures] unless glob
+          return [statuses, failures] unless @invocation.match
 
-          [statuses.select { |status| File.fnmatch?(glob, status.name, GLOB_FLAGS) },
-           failures.select { |bad, _error| File.fnmatch?(glob, bad, GLOB_FLAGS) }]
+          pattern = NamePattern.new(@invocation.match)
+          [statuses.select { |status| pattern.match?(status.name) }, failures.select { |bad, _error| pattern.match?(bad) }]
         end
 
         # What the database promises about a grant it acknowledged

@@ -1,0 +1,142 @@
+# frozen_string_literal: true
+
+module LeaseMachines
+  class Web
+    # The pages, whoever serves them (the standalone app, a Sidekiq Web tab):
+    # each takes the request's parameters and a {Frame} and answers a {Page}.
+    # No parameter reaches the store but a resource name, checked by the
+    # stores' rule and bound by their statements.
+    class Pages
+      # An answer: a status, a title, the body's HTML (or a redirect's location).
+      Page = Struct.new(:status, :title, :body, :location, keyword_init: true)
+
+      # Where the pages live, as links: `index_path` the list, `base` the
+      # prefix of the other pages; `csrf_field` the HTML of the forms' CSRF
+      # field (made by whoever checks it); `read_only` no release.
+      Frame = Struct.new(:index_path, :base, :csrf_field, :read_only, keyword_init: true) do
+        def path(action, params = {}) = HTML.url("#{base}/#{action}", params)
+        def index(params = {}) = HTML.url(index_path, params)
+      end
+
+      # The fence's mark of a resource, or why it cannot be read.
+      Mark = Struct.new(:highest, :error)
+
+      VIEWS = Views.new.freeze
+      private_constant :VIEWS
+
+      # @param store [#call] returns the store
+      # @param events [RecentEvents, nil]
+      def initialize(store:, fences:, per_page:, events:)
+        @store = store
+        @fences = fences
+        @per_page = per_page
+        @events = events
+      end
+
+      def index(params, frame)
+        guarded(frame) do
+          statuses, failures = statuses_and_failures
+          listing = Listing.new(statuses, failures, filter: params["match"], page: params["page"], per_page: @per_page)
+          Page.new(status: 200, title: "Leases", body: VIEWS.index(frame, listing))
+        end
+      end
+
+      def resource(params, frame)
+        with_status(params, frame) do |status|
+          notice = "Released. The next grant gets a token greater than #{status.last_issued}." if params["released"]
+          body = VIEWS.resource(frame, status, mark(status.name), @events, notice)
+          Page.new(status: 200, title: status.name, body: body)
+        end
+      end
+
+      # The confirmation step of a release.
+      def confirm(params, frame)
+        return read_only(frame) if frame.read_only
+
+        with_status(params, frame) do |status|
+          next message(frame, 200, "#{status.name} has no lease to release.", back(frame, status.name)) unless status.lease
+
+          Page.new(status: 200, title: "Release #{status.name}?", body: VIEWS.confirm(frame, status))
+        end
+      end
+
+      # The release, once confirmed (the caller checked CSRF); refused when
+      # the lease changed since the confirmation (another token).
+      def release(params, frame, by:)
+        return read_only(frame) if frame.read_only
+
+        with_status(params, frame) do |status|
+          seen = params["token"].to_s
+          if status.lease.nil? || status.lease.token.to_s != seen
+            next message(frame, 409, "The lease of #{status.name} changed since you confirmed (token #{seen.inspect}, " \
+                                     "now #{status.lease&.token || 'none'}): nothing was released.",
+                         ["Look again", frame.path("resource", "name" => status.name)])
+          end
+
+          ForceRelease.run(@store.call, status.name, by: by)
+          Page.new(status: 303, title: "Released", location: frame.path("resource", "name" => status.name, "released" => 1))
+        end
+      end
+
+      # @return [String] the standalone app's whole HTML document of `page`
+      def layout(frame, page)
+        VIEWS.layout(frame, page.title, page.body)
+      end
+
+      def not_found(frame)
+        message(frame, 404, "No such page.", nil)
+      end
+
+      # @param link [Array(String, String), nil] a link's text and path
+      def message(frame, status, text, link)
+        Page.new(status: status, title: text[0, 80], body: VIEWS.message(frame, text, link))
+      end
+
+      def read_only(frame)
+        message(frame, 403, "This UI is read-only: nothing can be released from it.", nil)
+      end
+
+      private
+
+      # Store errors (unreachable, not configured) as a 503 page.
+      def guarded(frame)
+        yield
+      rescue Error => e
+        message(frame, 503, "The lease store cannot be read: #{e.message}", nil)
+      end
+
+      def with_status(params, frame)
+        name = params["name"]
+        return message(frame, 400, "Which resource? The page needs its name (name=...).", nil) unless name.is_a?(String)
+
+        begin
+          name = Stores.resource_name(name)
+        rescue ArgumentError => e
+          return message(frame, 400, "Bad resource name: #{e.message}", nil)
+        end
+        guarded(frame) do
+          status = @store.call.status(name)
+          status ? yield(status) : message(frame, 404, "No resource named #{name.inspect} in this store.", nil)
+        end
+      end
+
+      def statuses_and_failures
+        [@store.call.statuses, {}]
+      rescue Stores::UnreadableStatusesError => e
+        [e.statuses, e.failures]
+      end
+
+      def mark(name)
+        return nil unless @fences
+
+        Mark.new(@fences.highest(name), nil)
+      rescue Error => e
+        Mark.new(nil, e.message)
+      end
+
+      def back(frame, name)
+        ["Back to #{name}", frame.path("resource", "name" => name)]
+      end
+    end
+  end
+end

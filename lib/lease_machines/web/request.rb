@@ -1,0 +1,83 @@
+# frozen_string_literal: true
+
+require "uri"
+
+module LeaseMachines
+  class Web
+    # One request to the standalone app, read with the standard library only
+    # (no Rack code): the method, the path inside the mount, the parameters
+    # of the query and of a form body, the cookies.
+    class Request
+      # Bytes of a form body read at most: the forms here carry a name, a
+      # token and the CSRF field.
+      MAX_BODY = 64 * 1024
+      FORM = "application/x-www-form-urlencoded"
+      private_constant :MAX_BODY, :FORM
+
+      # A request this app cannot read (a bad %-escape, a body too large):
+      # answered 400 with the message.
+      class BadRequest < Error; end
+
+      attr_reader :env
+
+      def initialize(env)
+        @env = env
+      end
+
+      def method
+        @env["REQUEST_METHOD"]
+      end
+
+      # The path inside the mount, "/" for the mount itself.
+      def path
+        path = @env["PATH_INFO"].to_s
+        path.empty? ? "/" : path
+      end
+
+      # Where the app is mounted ("" at the root).
+      def script_name
+        @env["SCRIPT_NAME"].to_s
+      end
+
+      def https?
+        @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
+      end
+
+      # @return [Hash{String => String}] the query's parameters, then the
+      #   form body's (a POST), the last of a repeated name winning
+      def params
+        @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
+      end
+
+      # @return [Hash{String => String}]
+      def cookies
+        @cookies ||= @env["HTTP_COOKIE"].to_s.split(/;\s*/).each_with_object({}) do |pair, cookies|
+          key, value = pair.split("=", 2)
+          cookies[key] ||= value.to_s if key
+        end
+      end
+
+      private
+
+      def form
+        return {} unless method == "POST" && @env["CONTENT_TYPE"].to_s.start_with?(FORM)
+
+        input = @env["rack.input"]
+        return {} unless input
+
+        body = input.read(MAX_BODY + 1).to_s
+        raise BadRequest, "the form is larger than #{MAX_BODY} bytes" if body.bytesize > MAX_BODY
+
+        decode(body, "form")
+      end
+
+      # Parameter names and values as UTF-8 (bytes that are not UTF-8 become
+      # U+FFFD).
+      def decode(text, what)
+        URI.decode_www_form(text.b, Encoding::UTF_8).to_h
+      rescue ArgumentError => e
+        raise BadRequest, "the #{what} cannot be read: #{e.message}"
+      end
+    end
+  end
+end

@@ -1,0 +1,120 @@
+# frozen_string_literal: true
+
+require "json"
+require "net/http"
+require "socket"
+require "tmpdir"
+require "fileutils"
+require "timeout"
+
+module LeaseMachines
+  # Headless Chromium driven through chromedriver's W3C WebDriver protocol
+  # (plain JSON over loopback HTTP: no driver gem). One browser per test
+  # class: {.start}, then {#quit}. Chromium runs with a fresh profile and the
+  # switches that keep it off the network (the machine's network is closed).
+  class WebDriver
+    CHROMIUM = ENV.fetch("CHROMIUM", "/usr/bin/chromium")
+    CHROMEDRIVER = ENV.fetch("CHROMEDRIVER", "/usr/bin/chromedriver")
+    SWITCHES = %w[--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+                  --disable-component-update --disable-sync --disable-dev-shm-usage --window-size=1280,900].freeze
+    ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+
+    # A command the browser refused (no such element, a script error).
+    class Failure < StandardError; end
+
+    # Whether Chromium and chromedriver are installed (bin/setup installs them).
+    def self.available?
+      File.executable?(CHROMIUM) && File.executable?(CHROMEDRIVER)
+    end
+
+    def self.start
+      new.tap(&:start)
+    end
+
+    def start
+      @profile = Dir.mktmpdir("lease_machines_chromium")
+      @port = free_port
+      @log = File.join(@profile, "chromedriver.log")
+      @pid = Process.spawn(CHROMEDRIVER, "--port=#{@port}", "--log-path=#{@log}", out: File::NULL, err: File::NULL)
+      Timeout.timeout(10) { sleep 0.05 until ready? }
+      options = { binary: CHROMIUM, args: SWITCHES + ["--user-data-dir=#{File.join(@profile, 'profile')}"] }
+      @session = command(:post, "/session", capabilities: { alwaysMatch: { browserName: "chrome",
+                                                                           "goog:chromeOptions": options } })
+                 .fetch("sessionId")
+      self
+    end
+
+    def quit
+      command(:delete, "/session/#{@session}") if @session
+    ensure
+      if @pid
+        Process.kill("TERM", @pid)
+        Process.wait(@pid)
+      end
+      FileUtils.rm_rf(@profile) if @profile
+    end
+
+    def visit(url) = session(:post, "/url", url: url)
+
+    def current_url = session(:get, "/url")
+
+    # @return [String] the element's id, for {#text}, {#click}, {#type}
+    def find(css)
+      session(:post, "/element", using: "css selector", value: css).fetch(ELEMENT)
+    end
+
+    def all(css)
+      session(:post, "/elements", using: "css selector", value: css).map { |element| element.fetch(ELEMENT) }
+    end
+
+    def texts(css) = all(css).map { |element| text(element) }
+
+    def text(element) = session(:get, "/element/#{element}/text")
+
+    def click(css) = session(:post, "/element/#{find(css)}/click", {})
+
+    def type(css, text)
+      element = find(css)
+      session(:post, "/element/#{element}/clear", {})
+      session(:post, "/element/#{element}/value", text: text)
+    end
+
+    # Runs `script` in the page (a function body: `return ...`).
+    def script(script, *args) = session(:post, "/execute/sync", script: script, args: args)
+
+    # Saves the page as a PNG.
+    def screenshot(path)
+      File.binwrite(path, session(:get, "/screenshot").unpack1("m"))
+    end
+
+    private
+
+    def free_port
+      server = TCPServer.new("127.0.0.1", 0)
+      server.addr[1]
+    ensure
+      server&.close
+    end
+
+    def ready?
+      Net::HTTP.get_response(URI("http://127.0.0.1:#{@port}/status")).is_a?(Net::HTTPSuccess)
+    rescue SystemCallError
+      false
+    end
+
+    def session(method, path, body = nil) = command(method, "/session/#{@session}#{path}", body)
+
+    def command(method, path, body = nil)
+      http = Net::HTTP.new("127.0.0.1", @port)
+      http.read_timeout = 30
+      request = { get: Net::HTTP::Get, post: Net::HTTP::Post, delete: Net::HTTP::Delete }.fetch(method).new(path)
+      request.body = JSON.generate(body) unless body.nil?
+      request["content-type"] = "application/json"
+      reply = JSON.parse(http.request(request).body)
+      value = reply["value"]
+      raise Failure, "#{method.upcase} #{path}: #{value['error']}: #{value['message']}" if value.is_a?(Hash) && value["error"]
+
+      value
+    end
+  end
+end
