@@ -58,9 +58,19 @@ module LeaseMachines
 
     def current_url = session(:get, "/url")
 
+    # Waits up to 5 s for the element (a click may have started a
+    # navigation that has not ended yet).
     # @return [String] the element's id, for {#text}, {#click}, {#type}
     def find(css)
-      session(:post, "/element", using: "css selector", value: css).fetch(ELEMENT)
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 5
+      begin
+        session(:post, "/element", using: "css selector", value: css).fetch(ELEMENT)
+      rescue Failure => e
+        raise unless e.message.include?("no such element") && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+
+        sleep 0.05
+        retry
+      end
     end
 
     def all(css)
@@ -71,7 +81,22 @@ module LeaseMachines
 
     def text(element) = session(:get, "/element/#{element}/text")
 
-    def click(css) = session(:post, "/element/#{find(css)}/click", {})
+    # Clicks a link or a button that loads another page, and waits (up to
+    # 5 s) until the new page has loaded: the old one is marked first.
+    def click(css)
+      element = find(css)
+      script("window.__lm_old_page = true; return true")
+      session(:post, "/element/#{element}/click", {})
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 5
+      until script("return window.__lm_old_page === undefined && document.readyState === 'complete'")
+        if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+          raise Failure,
+                "clicking #{css} loaded no new page within 5 s"
+        end
+
+        sleep 0.05
+      end
+    end
 
     def type(css, text)
       element = find(css)
