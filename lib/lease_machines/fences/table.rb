@@ -87,6 +87,17 @@ module LeaseMachines
         @source.with { |session| read_mark(session, resource) }
       end
 
+      # Every resource's mark, ordered by resource: what `store.reconcile`
+      # raises the store's counters to.
+      # @return [Array<Mark>]
+      def marks
+        @source.with do |session|
+          session.mark_rows.map { |row| Mark.read(row) }
+        rescue session.failures.driver_error => e
+          raise session.failures.statement(e, "nothing was read")
+        end
+      end
+
       # Closes a connection the fence opened itself (from a URL or a path);
       # connections the caller gave are left open.
       def close
