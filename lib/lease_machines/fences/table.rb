@@ -69,7 +69,7 @@ module LeaseMachines
         raise ArgumentError, "guard needs a block: the writes the fence protects" unless block
 
         TestMode.current&.guard(resource, token)
-        Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
+        Token.authenticate(@signing_keys, resource, token, owner, proof) if @signing_keys && !token.zero?
         @source.with do |session|
           # 0 is never issued: stale everywhere, as for Fence#accept(0).
           if token.zero?

@@ -58,7 +58,7 @@ module LeaseMachines
         end
         return [shown.token, shown.resource] unless needs_resource?
 
-        Token.authenticate(@keys, shown.resource, shown.token, shown.proof) if @keys && !shown.token.zero?
+        Token.authenticate(@keys, shown.resource, shown.token, shown.owner, shown.proof) if @keys && !shown.token.zero?
         [shown.token, shown.resource]
       end
 
