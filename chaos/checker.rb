@@ -16,6 +16,9 @@ module Chaos
   # - `write_after_greater`: a write was accepted from a token after a greater
   #   one was accepted;
   # - `duplicate_grant`: two grants of one token;
+  # - `writes_from_two_grants`: writes with one token accepted from two
+  #   grants (two worker processes): a token issued twice, both holders
+  #   admitted by the fence (issue #26);
   # - `grant_out_of_order`: a grant that ended before another began has the
   #   greater token;
   # - `lost_grant`: the store's high-water mark (last_issued) is below a
@@ -39,6 +42,7 @@ module Chaos
         violations.concat(stale_writes(resource, writes))
         violations.concat(expired_writes(resource, writes))
         violations.concat(duplicate_grants(resource, grants.fetch(resource, [])))
+        violations.concat(writes_from_two_grants(resource, writes))
         violations.concat(out_of_order_grants(resource, grants.fetch(resource, [])))
         violations.concat(high_water(resource, grants.fetch(resource, []), writes, last_issued[resource]))
       end
@@ -94,6 +98,19 @@ module Chaos
       grants.group_by { |grant| grant["token"] }.select { |_, same| same.size > 1 }.map do |token, same|
         violation(:duplicate_grant, resource, "token #{token} was granted #{same.size} times " \
                                               "(workers #{same.map { |g| g['worker'] }.join(', ')})", same.last["t"])
+      end
+    end
+
+    # A grant is held by one worker process: writes with one token from two
+    # (worker, pid) pairs came from two grants of that token.
+    def writes_from_two_grants(resource, writes)
+      writes.group_by(&:token).filter_map do |token, same|
+        holders = same.sort_by(&:id).uniq { |row| [row.worker, row.pid] }
+        next if holders.size < 2
+
+        described = holders.map { |row| "worker #{row.worker} (pid #{row.pid}, write ##{row.id})" }.join(" and ")
+        violation(:writes_from_two_grants, resource, "writes with token #{token} were accepted from two grants: " \
+                                                     "#{described}", holders[1].written_at_ns, write: holders[1].to_h)
       end
     end
 

@@ -68,6 +68,7 @@ mod ids;
 mod owner_id;
 mod persistence;
 mod proof;
+mod reconcile;
 
 pub use authority::{ClockPolicy, LeaseAuthority, TokenFloor};
 pub use checkpoint::{Checkpoint, CheckpointError, FlatCheckpoint};
@@ -80,6 +81,7 @@ pub use ids::{FencingToken, OwnerId};
 pub use owner_id::{fnv1a_64, FNV1A_64_OFFSET_BASIS, FNV1A_64_PRIME};
 pub use persistence::must_store;
 pub use proof::{any_verifies, KeyTooShort, ProofKey, TokenProof, DOMAIN as PROOF_DOMAIN};
+pub use reconcile::Reconciliation;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

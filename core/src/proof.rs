@@ -1,4 +1,5 @@
-//! Signed tokens: the proof that a store issued a token for a resource.
+//! Signed tokens: the proof that a store granted a token for a resource to
+//! an owner.
 //!
 //! A fence in the same database as its store can read the store's
 //! `last_issued` and refuse a token the store never issued. A fence anywhere
@@ -12,27 +13,35 @@
 //!
 //! | bytes | what |
 //! |---|---|
-//! | 30 | the domain-separation prefix [`DOMAIN`], `b"lease-machines token proof v1\0"` |
+//! | 30 | the domain-separation prefix [`DOMAIN`], `b"lease-machines grant proof v2\0"` |
 //! | 8 | the resource name's length in bytes, an unsigned 64-bit big-endian integer |
 //! | n | the resource name's bytes (for the gem: its UTF-8, as the stores compare it) |
 //! | 8 | the token, an unsigned 64-bit big-endian integer |
+//! | 8 | the owner the token was granted to, an unsigned 64-bit big-endian integer |
 //!
-//! The length prefix makes the encoding injective: no two (resource, token)
-//! pairs share a message, whatever bytes the name holds. The prefix keeps a
-//! proof from meaning anything to another use of the same key, and names the
-//! version of this encoding.
+//! The length prefix makes the encoding injective: no two (resource, token,
+//! owner) triples share a message, whatever bytes the name holds. The prefix
+//! keeps a proof from meaning anything to another use of the same key, and
+//! names the version of this encoding. Signing the owner makes the proof the
+//! grant's, not only the token's: a token issued twice (a failover that lost
+//! the first grant) to two owners has two proofs, and neither holder can
+//! show the other's owner. The first version (`v1`, no owner) is gone: its
+//! proofs verify under no key.
 //!
 //! ```
-//! use lease_machines::{FencingToken, ProofKey, TokenProof};
+//! use lease_machines::{FencingToken, OwnerId, ProofKey, TokenProof};
 //!
 //! let key = ProofKey::new(&[7; 32]).unwrap();
 //! let token = FencingToken::new(12).unwrap();
-//! let proof = key.prove(b"reports/nightly", token);
-//! assert!(key.verifies(b"reports/nightly", token, &proof));
-//! assert!(!key.verifies(b"reports/weekly", token, &proof));
-//! assert!(!key.verifies(b"reports/nightly", FencingToken::new(13).unwrap(), &proof));
+//! let seven = OwnerId::new(7);
+//! let proof = key.prove(b"reports/nightly", token, seven);
+//! assert!(key.verifies(b"reports/nightly", token, seven, &proof));
+//! assert!(!key.verifies(b"reports/weekly", token, seven, &proof));
+//! assert!(!key.verifies(b"reports/nightly", FencingToken::new(13).unwrap(), seven, &proof));
+//! // The same token granted again, to another owner: another proof.
+//! assert!(!key.verifies(b"reports/nightly", token, OwnerId::new(12), &proof));
 //! let other = ProofKey::new(&[8; 32]).unwrap();
-//! assert!(!other.verifies(b"reports/nightly", token, &proof));
+//! assert!(!other.verifies(b"reports/nightly", token, seven, &proof));
 //! assert_eq!(TokenProof::from_bytes(*proof.as_bytes()), proof);
 //! ```
 
@@ -41,11 +50,11 @@ use core::fmt;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::FencingToken;
+use crate::{FencingToken, OwnerId};
 
 /// The first bytes of every signed message: what the message is, and the
 /// version of its encoding.
-pub const DOMAIN: &[u8; 30] = b"lease-machines token proof v1\0";
+pub const DOMAIN: &[u8; 30] = b"lease-machines grant proof v2\0";
 
 /// A secret key, ready to sign and verify. Its `Debug` shows nothing of the
 /// key.
@@ -94,29 +103,41 @@ impl ProofKey {
             .map_err(|_| too_short)
     }
 
-    /// The proof that `token` was issued for `resource`.
+    /// The proof that `token` was granted for `resource` to `owner`.
     #[must_use]
-    pub fn prove(&self, resource: &[u8], token: FencingToken) -> TokenProof {
-        let bytes: [u8; TokenProof::LEN] =
-            self.keyed(resource, token).finalize().into_bytes().into();
+    pub fn prove(&self, resource: &[u8], token: FencingToken, owner: OwnerId) -> TokenProof {
+        let bytes: [u8; TokenProof::LEN] = self
+            .keyed(resource, token, owner)
+            .finalize()
+            .into_bytes()
+            .into();
         TokenProof(bytes)
     }
 
-    /// Whether `proof` is this key's proof for `resource` and `token`,
-    /// compared in constant time.
+    /// Whether `proof` is this key's proof for `resource`, `token` and
+    /// `owner`, compared in constant time.
     #[must_use]
-    pub fn verifies(&self, resource: &[u8], token: FencingToken, proof: &TokenProof) -> bool {
-        self.keyed(resource, token).verify_slice(&proof.0).is_ok()
+    pub fn verifies(
+        &self,
+        resource: &[u8],
+        token: FencingToken,
+        owner: OwnerId,
+        proof: &TokenProof,
+    ) -> bool {
+        self.keyed(resource, token, owner)
+            .verify_slice(&proof.0)
+            .is_ok()
     }
 
     /// The MAC fed with the message (see the module's table).
-    fn keyed(&self, resource: &[u8], token: FencingToken) -> Hmac<Sha256> {
+    fn keyed(&self, resource: &[u8], token: FencingToken, owner: OwnerId) -> Hmac<Sha256> {
         let mut mac = self.mac.clone();
         mac.update(DOMAIN);
         // usize is at most 64 bits on every target Rust supports.
         mac.update(&(resource.len() as u64).to_be_bytes());
         mac.update(resource);
         mac.update(&token.value().to_be_bytes());
+        mac.update(&owner.value().to_be_bytes());
         mac
     }
 }
@@ -135,10 +156,11 @@ pub fn any_verifies(
     keys: &[ProofKey],
     resource: &[u8],
     token: FencingToken,
+    owner: OwnerId,
     proof: &TokenProof,
 ) -> bool {
     keys.iter().fold(false, |found, key| {
-        key.verifies(resource, token, proof) | found
+        key.verifies(resource, token, owner, proof) | found
     })
 }
 

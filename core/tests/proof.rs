@@ -6,7 +6,9 @@
     clippy::arithmetic_side_effects
 )]
 
-use lease_machines::{any_verifies, FencingToken, KeyTooShort, ProofKey, TokenProof, PROOF_DOMAIN};
+use lease_machines::{
+    any_verifies, FencingToken, KeyTooShort, OwnerId, ProofKey, TokenProof, PROOF_DOMAIN,
+};
 
 fn hex(proof: &TokenProof) -> [u8; 64] {
     let digits = b"0123456789abcdef";
@@ -41,36 +43,78 @@ fn counting_key() -> ProofKey {
 #[test]
 fn known_answers() {
     let counting = counting_key();
-    let cases: [(&ProofKey, &[u8], u64, &str); 4] = [
+    let cases: [(&ProofKey, &[u8], u64, u64, &str); 5] = [
         (
             &counting,
             b"reports/nightly",
             1,
-            "5bad28f307748b19858ad0a34f39c7a7f6157096b6b7c640c7adea989d697794",
+            7,
+            "9d0f53392b0398953b2a9248c0f6b43ff899899323b1bb27ed598877fc8a1edf",
+        ),
+        (
+            &counting,
+            b"reports/nightly",
+            1,
+            12,
+            "1e2a5423fdbbfd56e967fc13ce0dfdd0cb0a2f41fc20d0be05b5078c07e3b77c",
         ),
         (
             &counting,
             b"reports/nightly",
             u64::MAX,
-            "1cb565790631ee05925bf89530ddeb196e1aabb8de2ceca69d3216e9dcd23da0",
+            u64::MAX,
+            "90ed9c03d5b1ed64dca38a24ee1d38f7455777b5d36d48a601413a1089cba457",
         ),
         (
             &counting,
             "caf\u{e9}/\u{1f4c8}".as_bytes(),
             9_223_372_036_854_775_808,
-            "9daf351f97cdb3a1dd443a00692bb0cf29600cbd053b67c4bcd9406857a79364",
+            0,
+            "8595dccfd87035d78ac4c6d10889b207ebd8d495408bb760724ae1d863e29c34",
         ),
         (
             &key(b"a signing key of exactly 32 byte"),
             b"r",
             42,
-            "832de48d5ffa8ce7b6d4cb4bdedc59a913846d331ac9af314056b7bed6ba3a29",
+            9_223_372_036_854_775_808,
+            "beb109ef9aee7a1b0bbd154560ab124c5344fa14974273d08752f97c1799d33f",
         ),
     ];
-    for (key, resource, value, expected) in cases {
-        let proof = key.prove(resource, token(value));
+    for (key, resource, value, owner, expected) in cases {
+        let proof = key.prove(resource, token(value), OwnerId::new(owner));
         assert_eq!(core::str::from_utf8(&hex(&proof)).unwrap(), expected);
-        assert!(key.verifies(resource, token(value), &proof));
+        assert!(key.verifies(resource, token(value), OwnerId::new(owner), &proof));
+    }
+}
+
+#[test]
+fn a_token_granted_twice_to_two_owners_has_two_proofs() {
+    let key = counting_key();
+    let first = key.prove(b"reports/nightly", token(1), OwnerId::new(7));
+    let again = key.prove(b"reports/nightly", token(1), OwnerId::new(12));
+    assert_ne!(first, again);
+    assert!(!key.verifies(b"reports/nightly", token(1), OwnerId::new(12), &first));
+    assert!(!key.verifies(b"reports/nightly", token(1), OwnerId::new(7), &again));
+}
+
+// A proof of the first form (v1: no owner, its own prefix; the gem's 0.3)
+// verifies under no owner: the vector is v1's known answer for
+// (0x00..0x1f, "reports/nightly", 1).
+#[test]
+fn a_proof_of_the_first_form_is_refused() {
+    let v1 = "5bad28f307748b19858ad0a34f39c7a7f6157096b6b7c640c7adea989d697794";
+    let mut bytes = [0u8; 32];
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&v1[2 * i..2 * i + 2], 16).unwrap();
+    }
+    let proof = TokenProof::from_bytes(bytes);
+    for owner in [0, 1, 7, u64::MAX] {
+        assert!(!counting_key().verifies(
+            b"reports/nightly",
+            token(1),
+            OwnerId::new(owner),
+            &proof
+        ));
     }
 }
 
@@ -90,20 +134,27 @@ fn the_length_prefix_keeps_names_apart() {
     // Without the prefix, ("ab", token) and ("a", token') could share
     // bytes; with it, every change of the name changes the proof.
     let key = counting_key();
-    let proof = key.prove(b"ab", token(1));
-    assert!(!key.verifies(b"a", token(1), &proof));
-    assert!(!key.verifies(b"ab\0", token(1), &proof));
-    assert!(!key.verifies(b"", token(1), &proof));
+    let owner = OwnerId::new(1);
+    let proof = key.prove(b"ab", token(1), owner);
+    assert!(!key.verifies(b"a", token(1), owner, &proof));
+    assert!(!key.verifies(b"ab\0", token(1), owner, &proof));
+    assert!(!key.verifies(b"", token(1), owner, &proof));
 }
 
 #[test]
 fn a_changed_byte_is_refused() {
     let key = counting_key();
-    let proof = key.prove(b"reports/nightly", token(5));
+    let owner = OwnerId::new(1);
+    let proof = key.prove(b"reports/nightly", token(5), owner);
     for i in 0..TokenProof::LEN {
         let mut bytes = *proof.as_bytes();
         bytes[i] ^= 1;
-        assert!(!key.verifies(b"reports/nightly", token(5), &TokenProof::from_bytes(bytes)));
+        assert!(!key.verifies(
+            b"reports/nightly",
+            token(5),
+            owner,
+            &TokenProof::from_bytes(bytes)
+        ));
     }
 }
 
@@ -112,15 +163,23 @@ fn rotation_accepts_any_key() {
     let old = key(&[1; 32]);
     let new = key(&[2; 32]);
     let stranger = key(&[3; 32]);
-    let proof = old.prove(b"r", token(3));
+    let owner = OwnerId::new(4);
+    let proof = old.prove(b"r", token(3), owner);
     assert!(any_verifies(
         &[new.clone(), old.clone()],
         b"r",
         token(3),
+        owner,
         &proof
     ));
-    assert!(!any_verifies(&[new, stranger], b"r", token(3), &proof));
-    assert!(!any_verifies(&[], b"r", token(3), &proof));
+    assert!(!any_verifies(
+        &[new, stranger],
+        b"r",
+        token(3),
+        owner,
+        &proof
+    ));
+    assert!(!any_verifies(&[], b"r", token(3), owner, &proof));
 }
 
 #[test]
@@ -130,5 +189,5 @@ fn debug_hides_the_key() {
 
 #[test]
 fn the_domain_prefix_is_fixed() {
-    assert_eq!(PROOF_DOMAIN, b"lease-machines token proof v1\0");
+    assert_eq!(PROOF_DOMAIN, b"lease-machines grant proof v2\0");
 }

@@ -45,6 +45,19 @@ module LeaseMachines
       assert_includes kinds(report), :duplicate_grant
     end
 
+    # A token issued twice (a failover that lost the first grant) and both
+    # holders admitted: one grant's record each, and writes from both.
+    def test_writes_with_one_token_from_two_grants_are_caught
+      report = check(grants: [grant(R1, 1, 100), grant(R1, 1, 300, worker: 1)],
+                     rows: [row(1, R1, 1, 150), row(2, R1, 1, 350, worker: 1), row(3, R1, 1, 360, worker: 1)],
+                     last_issued: { R1 => 1 })
+      assert_equal %i[duplicate_grant grant_out_of_order writes_from_two_grants], kinds(report)
+      assert_includes report.details, "writes with token 1 were accepted from two grants: " \
+                                      "worker 0 (pid 100, write #1) and worker 1 (pid 101, write #2)"
+      clean = check(grants: [grant(R1, 1, 100)], rows: [row(1, R1, 1, 150), row(2, R1, 1, 160)], last_issued: { R1 => 1 })
+      assert_predicate clean, :ok?, "one grant's many writes are no violation: #{clean.details}"
+    end
+
     def test_a_smaller_token_granted_after_a_greater_one_ended_is_caught
       report = check(grants: [grant(R1, 2, 100), grant(R1, 1, 300, worker: 1)], rows: [], last_issued: { R1 => 2 })
       assert_equal %i[grant_out_of_order], kinds(report)
@@ -75,8 +88,8 @@ module LeaseMachines
         status: "granted", duration_ns: duration }
     end
 
-    def row(id, resource, token, at_ns, store: [nil, nil])
-      { id: id, database: "sqlite", resource: resource, token: token, worker: 0, pid: 100, sequence: id,
+    def row(id, resource, token, at_ns, store: [nil, nil], worker: 0)
+      { id: id, database: "sqlite", resource: resource, token: token, worker: worker, pid: 100 + worker, sequence: id,
         written_at_ns: at_ns, store_token: store[0], store_expires_ns: store[1], fenced: true }
     end
 

@@ -153,8 +153,8 @@ module LeaseMachines
       assert_equal ["signed", lease.token], stored(record)
       {
         missing: Fences::Pass.new(name, lease.token),
-        forged: Fences::Pass.new(name, MAX, proof: lease.proof),
-        malformed: Fences::Pass.new(name, lease.token, proof: "nope")
+        forged: Fences::Pass.new(name, MAX, proof: lease.proof, owner: lease.owner),
+        malformed: Fences::Pass.new(name, lease.token, proof: "nope", owner: lease.owner)
       }.each do |problem, pass|
         error = assert_raises(ForgedTokenError) { record.fenced_update!(pass, body: "refused") }
         assert_equal problem, error.problem
@@ -166,6 +166,9 @@ module LeaseMachines
       assert_raises(ForgedTokenError) do
         record.fenced_update!(Fences::Pass.new(unique_name("another"), lease), body: "another resource's proof")
       end
+      another_owner = Fences::Pass.new(name, lease.token, proof: lease.proof, owner: lease.owner + 1)
+      error = assert_raises(ForgedTokenError) { record.fenced_update!(another_owner, body: "another owner's") }
+      assert_equal :forged, error.problem, "the proof signs the owner"
       assert_equal ["signed", lease.token], stored(record.reload)
       assert_equal 1, model(:signed).count
     end
@@ -177,12 +180,14 @@ module LeaseMachines
 
       assert_equal [lease.token, lease.proof, "reports/x"], [pass.token, pass.proof, pass.resource]
       assert_predicate pass, :frozen?
-      assert_equal pass, Fences::Pass.new("reports/x", lease.token, proof: lease.proof)
-      assert_equal pass.hash, Fences::Pass.new("reports/x", lease.token, proof: lease.proof).hash
+      assert_equal pass, Fences::Pass.new("reports/x", lease.token, proof: lease.proof, owner: lease.owner)
+      assert_equal pass.hash, Fences::Pass.new("reports/x", lease.token, proof: lease.proof, owner: lease.owner).hash
+      refute_equal pass, Fences::Pass.new("reports/x", lease.token, proof: lease.proof, owner: lease.owner + 1)
       refute_equal pass, Fences::Pass.new("reports/y", lease)
       assert_raises(ArgumentError) { Fences::Pass.new("", lease) }
       assert_raises(TypeError) { Fences::Pass.new("reports/x", "1") }
       assert_raises(ArgumentError) { Fences::Pass.new("reports/x", lease, proof: lease.proof) }
+      assert_raises(ArgumentError) { Fences::Pass.new("reports/x", lease, owner: lease.owner) }
     end
   end
 end

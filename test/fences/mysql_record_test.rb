@@ -3,6 +3,7 @@
 require_relative "mysql_fence_helper"
 # RecordCases, the cases of row fencing every engine runs.
 require_relative "record_cases"
+require_relative "reissued_record_cases"
 
 module LeaseMachines
   class RecordMySQLBase < ::ActiveRecord::Base
@@ -12,6 +13,7 @@ module LeaseMachines
   # Row fencing of ActiveRecord models on MySQL (the mysql2 adapter).
   class MySQLRecordTest < Minitest::Test
     include RecordCases
+    include ReissuedRecordCases
     include FenceTestHelper::MySQLData
 
     def setup

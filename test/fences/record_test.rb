@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "record_cases"
+require_relative "reissued_record_cases"
 require "lease_machines/fences/active_record"
 
 module LeaseMachines
@@ -14,6 +15,7 @@ module LeaseMachines
 
   class SQLiteRecordTest < Minitest::Test
     include RecordCases
+    include ReissuedRecordCases
     include FenceTestHelper::SQLiteData
 
     def setup
@@ -48,6 +50,7 @@ module LeaseMachines
 
   class PostgresRecordTest < Minitest::Test
     include RecordCases
+    include ReissuedRecordCases
     include FenceTestHelper::PostgresData
 
     def setup

@@ -58,7 +58,7 @@ module LeaseMachines
 
     def test_a_forged_proof_is_refused_with_its_own_reason
       signed = Fences::SQLite.new(@path, signing_keys: ["k" * 32])
-      assert_raises(ForgedTokenError) { signed.guard("reports/nightly", 3, proof: "0" * 64) { flunk "ran" } }
+      assert_raises(ForgedTokenError) { signed.guard("reports/nightly", 3, proof: "0" * 64, owner: 1) { flunk "ran" } }
       assert_equal([:forged_token], refusals.map { |payload| payload[:reason] })
     ensure
       signed&.close

@@ -41,17 +41,17 @@ module LeaseMachines
       opened(new_fences(signing_keys: keys))
     end
 
-    # Asserts that a guard showing `token` (and `proof:`, unless `lease` is
-    # given instead) is refused as forged for `problem`, and that nothing was
-    # run or written.
-    def assert_forged(fences, resource, token, problem, proof: nil, lease: nil)
+    # Asserts that a guard showing `token` (and `proof:` and `owner:`, 7 as
+    # `grant`'s, unless `lease` is given instead) is refused as forged for
+    # `problem`, and that nothing was run or written.
+    def assert_forged(fences, resource, token, problem, proof: nil, lease: nil, owner: 7)
       before = [fence_rows(resource), committed_mark_text(resource), committed_body(resource)]
       ran = false
       error = assert_raises(ForgedTokenError) do
         if lease
           fences.guard(resource, lease) { ran = true }
         else
-          fences.guard(resource, token, proof: proof) { ran = true }
+          fences.guard(resource, token, proof: proof, owner: owner) { ran = true }
         end
       end
       refute ran, "the block of a refused guard does not run"
@@ -71,10 +71,38 @@ module LeaseMachines
 
       assert_match(/\A[0-9a-f]{64}\z/, lease.proof)
       assert_equal :written, fences.guard(name, lease) { |conn| write(conn, name, "by 7") && :written }
-      fences.guard(name, lease.token, proof: lease.proof) { |conn| write(conn, name, "by 7, again") }
+      fences.guard(name, lease.token, proof: lease.proof, owner: lease.owner) { |conn| write(conn, name, "by 7, again") }
 
       assert_equal "by 7, again", committed_body(name)
       assert_equal lease.token, fences.highest(name)
+    end
+
+    def test_a_proof_needs_the_owner_it_signs
+      name = unique_name
+      lease = grant(name)
+      error = assert_raises(ArgumentError) { signed_fences.guard(name, lease.token, proof: lease.proof) { flunk "ran" } }
+      assert_equal "a signed token needs the owner its proof signs: pass the lease, or owner: with proof:", error.message
+      assert_equal 0, fence_rows(name)
+    end
+
+    # The proof signs the grant (resource, token and owner): a token the
+    # store issued twice (a failover that lost the first grant; played here
+    # by a second store with the same key and a history of its own) has two
+    # proofs, its second holder cannot pass for the first, and the fence,
+    # which recorded the first holder, refuses the second as reissued.
+    def test_a_reissued_token_has_another_proof_and_is_refused
+      name = unique_name
+      first = grant(name)
+      reissued = opened(Stores::Memory.new(signing_keys: [KEY])).authority(name).acquire(owner: 12, ttl: 30).lease
+      assert_equal first.token, reissued.token
+      refute_equal first.proof, reissued.proof
+      fences = signed_fences
+      fences.guard(name, first) { |conn| write(conn, name, "by 7") }
+
+      assert_forged(fences, name, reissued.token, :forged, proof: reissued.proof, owner: first.owner)
+      error = assert_raises(ReissuedTokenError) { fences.guard(name, reissued) { flunk "ran" } }
+      assert_equal [12, 7], [error.owner, error.recorded_owner]
+      assert_equal "by 7", committed_body(name)
     end
 
     def test_a_token_without_a_proof_is_refused

@@ -34,7 +34,7 @@ module LeaseMachines
       fences = Fences::Postgres.new(conn, signing_keys: [KEY])
       trace = Tempfile.create("lease_machines_trace")
       conn.trace(trace)
-      assert_raises(ForgedTokenError) { fences.guard(name, lease.token, proof: "0" * 64) { flunk "ran" } }
+      assert_raises(ForgedTokenError) { fences.guard(name, lease.token, proof: "0" * 64, owner: lease.owner) { flunk "ran" } }
       assert_raises(ForgedTokenError) { fences.guard(name, lease.token) { flunk "ran" } }
       conn.untrace
       assert_equal 0, File.size(trace.path), "no message reached the server"
@@ -55,9 +55,9 @@ module LeaseMachines
       assert_forged(both, name, lease.token, :missing)
       # A proof made with the key for a token the store never issued: the
       # bound check refuses what the signature alone would let through.
-      forged_by_a_key_holder = Signing::Keys.from([KEY]).sign(name, lease.token + 1)
+      forged_by_a_key_holder = Signing::Keys.from([KEY]).sign(name, lease.token + 1, lease.owner)
       error = assert_raises(UnknownTokenError) do
-        both.guard(name, lease.token + 1, proof: forged_by_a_key_holder) { flunk "ran" }
+        both.guard(name, lease.token + 1, proof: forged_by_a_key_holder, owner: lease.owner) { flunk "ran" }
       end
       refute_kind_of ForgedTokenError, error
       assert_equal "signed and issued", committed_body(name)

@@ -81,7 +81,7 @@ module LeaseMachines
     def test_a_store_with_signing_keys_gives_leases_their_proof
       key = "a signing key of thirty-two bytes!"
       lease = Stores::Memory.new(signing_keys: [key]).authority("nightly").acquire(owner: 1, ttl: 30).lease
-      assert_equal Signing::Keys.from([key]).sign("nightly", lease.token), lease.proof
+      assert_equal Signing::Keys.from([key]).sign("nightly", lease.token, lease.owner), lease.proof
     end
 
     def test_await_handover_returns_true_on_a_release_and_false_on_timeout

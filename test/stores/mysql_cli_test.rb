@@ -3,6 +3,7 @@
 require_relative "store_helper"
 require_relative "../support/mysql_server"
 require "lease_machines/stores/mysql"
+require "lease_machines/fences/mysql"
 require "open3"
 require "rbconfig"
 
@@ -28,6 +29,23 @@ module LeaseMachines
       assert_nil store.authority(name).checkpoint.lease
       assert_equal 1, store.authority(name).checkpoint.last_issued
     ensure
+      store&.close
+    end
+
+    def test_mysql_reconcile
+      url = MySQLServer.url
+      store = Stores::MySQL.new(url)
+      fences = Fences::MySQL.new(url).setup!
+      name = unique_name("cli")
+      store.authority(name).acquire(owner: 3, ttl: 60)
+      fences.guard(name, 4, owner: 9) { nil }
+      out, err, status = lease_machines("--store", url, "reconcile")
+      assert_equal 0, status.exitstatus, err
+      assert_includes out.lines.map(&:chomp), "#{name}: raised last issued from 1 to 4, the fence's mark 4 (owner 9); " \
+                                              "cleared the lease of owner 3 (token 1), which the fence refuses"
+      assert_equal 5, store.authority(name).acquire(owner: 5, ttl: 60).lease.token
+    ensure
+      fences&.close
       store&.close
     end
 

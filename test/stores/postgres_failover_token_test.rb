@@ -3,6 +3,7 @@
 require_relative "store_helper"
 require_relative "../support/restart_cluster"
 require "open3"
+require "lease_machines/fences/sqlite"
 
 module LeaseMachines
   # A failover to an asynchronous standby that had not received a grant the
@@ -68,6 +69,45 @@ module LeaseMachines
                       "clock_floor: the promoted standby issues above the token the failover lost (#{lost} #{again})"
       assert_equal lost.fetch("sequence"), again.fetch("sequence"),
                    "sequence: the promoted standby issues the lost token again, to another holder (#{lost} #{again})"
+    end
+
+    # `lease_machines reconcile`'s call after the same failover: the fences
+    # (in the protected data's own database, which did not fail over) saw
+    # the lost grant's token; raising the promoted store to their marks
+    # makes its next grant greater. The resource left unreconciled shows
+    # what it prevents: the lost token issued again.
+    def test_reconcile_raises_the_promoted_standby_above_the_grant_it_lost
+      Dir.mktmpdir do |dir|
+        fences = %w[plain reconciled].to_h { |name| [name, Fences::SQLite.new(File.join(dir, "#{name}.sqlite3")).setup!] }
+        @stores = [Stores::Postgres.new(@primary_url).setup!]
+        fences.each_key { |name| @stores.first.authority(name).acquire(owner: 1, ttl: 1, now: 1) }
+        replayed_on_standby
+
+        cluster(STANDBY, "stop")
+        lost = fences.to_h do |name, fence|
+          token = @stores.first.authority(name).acquire(owner: 2, ttl: 30).lease.token
+          fence.guard(name, token, owner: 2) { nil } # the lost grant's holder wrote
+          [name, token]
+        end
+        kill_primary
+        cluster(STANDBY, "start")
+        promote_standby
+
+        promoted = Stores::Postgres.new(@standby_url)
+        @stores << promoted
+        report = promoted.reconcile(fences.fetch("reconciled")).first
+        assert_equal [1, lost.fetch("reconciled")], [report.last_issued_before, report.last_issued]
+        again = fences.keys.to_h { |name| [name, promoted.authority(name).acquire(owner: 3, ttl: 30).lease.token] }
+
+        assert_equal lost.fetch("plain"), again.fetch("plain"), "unreconciled: the lost token is issued again"
+        assert_operator again.fetch("reconciled"), :>, lost.fetch("reconciled"),
+                        "reconciled: the promoted standby issues above the lost grant (#{lost} #{again})"
+        assert_equal :written, fences.fetch("reconciled").guard("reconciled", again.fetch("reconciled"), owner: 3) {
+          :written
+        }
+      ensure
+        fences&.each_value(&:close)
+      end
     end
 
     private

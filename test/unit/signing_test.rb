@@ -13,16 +13,17 @@ module LeaseMachines
     include ValueAssertions
 
     COUNTING_KEY = (0..31).map(&:chr).join.b
-    DOMAIN = "lease-machines token proof v1\0".b
+    DOMAIN = "lease-machines grant proof v2\0".b
 
     # The documented message (docs/FENCES.md, "Signed tokens"), built here by
-    # hand: prefix, u64 big-endian length, the name's bytes, u64 big-endian token.
-    def signed_message(resource, token)
-      DOMAIN + [resource.bytesize].pack("Q>") + resource.b + [token].pack("Q>")
+    # hand: prefix, u64 big-endian length, the name's bytes, u64 big-endian
+    # token, u64 big-endian owner.
+    def signed_message(resource, token, owner)
+      DOMAIN + [resource.bytesize].pack("Q>") + resource.b + [token, owner].pack("Q>Q>")
     end
 
-    def openssl_proof(key, resource, token)
-      OpenSSL::HMAC.hexdigest("SHA256", key, signed_message(resource, token))
+    def openssl_proof(key, resource, token, owner)
+      OpenSSL::HMAC.hexdigest("SHA256", key, signed_message(resource, token, owner))
     end
 
     def keys(*list) = Signing::Keys.from(list)
@@ -31,14 +32,25 @@ module LeaseMachines
       # Also in core/tests/proof.rs and docs/FENCES.md; computed with Python's
       # hmac module and `openssl dgst -sha256 -mac HMAC`.
       vectors = [
-        [COUNTING_KEY, "reports/nightly", 1, "5bad28f307748b19858ad0a34f39c7a7f6157096b6b7c640c7adea989d697794"],
-        [COUNTING_KEY, "reports/nightly", (2**64) - 1, "1cb565790631ee05925bf89530ddeb196e1aabb8de2ceca69d3216e9dcd23da0"],
-        [COUNTING_KEY, "café/📈", 2**63, "9daf351f97cdb3a1dd443a00692bb0cf29600cbd053b67c4bcd9406857a79364"],
-        ["a signing key of exactly 32 byte", "r", 42, "832de48d5ffa8ce7b6d4cb4bdedc59a913846d331ac9af314056b7bed6ba3a29"]
+        [COUNTING_KEY, "reports/nightly", 1, 7, "9d0f53392b0398953b2a9248c0f6b43ff899899323b1bb27ed598877fc8a1edf"],
+        [COUNTING_KEY, "reports/nightly", 1, 12, "1e2a5423fdbbfd56e967fc13ce0dfdd0cb0a2f41fc20d0be05b5078c07e3b77c"],
+        [COUNTING_KEY, "reports/nightly", (2**64) - 1, (2**64) - 1,
+         "90ed9c03d5b1ed64dca38a24ee1d38f7455777b5d36d48a601413a1089cba457"],
+        [COUNTING_KEY, "café/📈", 2**63, 0, "8595dccfd87035d78ac4c6d10889b207ebd8d495408bb760724ae1d863e29c34"],
+        ["a signing key of exactly 32 byte", "r", 42, 2**63,
+         "beb109ef9aee7a1b0bbd154560ab124c5344fa14974273d08752f97c1799d33f"]
       ]
-      vectors.each do |key, resource, token, expected|
-        assert_equal expected, keys(key).sign(resource, token)
-        assert_equal expected, openssl_proof(key, resource, token)
+      vectors.each do |key, resource, token, owner, expected|
+        assert_equal expected, keys(key).sign(resource, token, owner)
+        assert_equal expected, openssl_proof(key, resource, token, owner)
+      end
+    end
+
+    def test_a_proof_of_the_first_form_verifies_for_no_owner
+      # 0.3's proof (v1: "lease-machines token proof v1\0", no owner) of token 1 of "reports/nightly".
+      v1 = "5bad28f307748b19858ad0a34f39c7a7f6157096b6b7c640c7adea989d697794"
+      [0, 1, 7, (2**64) - 1].each do |owner|
+        assert_equal :forged, keys(COUNTING_KEY).verify("reports/nightly", 1, owner, v1)
       end
     end
 
@@ -48,27 +60,29 @@ module LeaseMachines
         key = random.bytes(32 + random.rand(100))
         resource = random.bytes(1 + random.rand(255)).force_encoding(Encoding::BINARY)
         token = 1 + random.rand((2**64) - 1)
-        proof = keys(key).sign(resource, token)
+        owner = random.rand(2**64)
+        proof = keys(key).sign(resource, token, owner)
 
-        assert_equal openssl_proof(key, resource, token), proof
-        assert_equal :valid, keys(key).verify(resource, token, proof)
+        assert_equal openssl_proof(key, resource, token, owner), proof
+        assert_equal :valid, keys(key).verify(resource, token, owner, proof)
       end
     end
 
     def test_verify_refuses_what_the_keys_did_not_make
       signer = keys("k" * 32)
-      proof = signer.sign("reports/nightly", 5)
+      proof = signer.sign("reports/nightly", 5, 7)
 
-      assert_equal :valid, signer.verify("reports/nightly", 5, proof)
-      assert_equal :forged, signer.verify("reports/nightly", 6, proof)
-      assert_equal :forged, signer.verify("reports/weekly", 5, proof)
-      assert_equal :forged, keys("j" * 32).verify("reports/nightly", 5, proof)
+      assert_equal :valid, signer.verify("reports/nightly", 5, 7, proof)
+      assert_equal :forged, signer.verify("reports/nightly", 6, 7, proof)
+      assert_equal :forged, signer.verify("reports/weekly", 5, 7, proof)
+      assert_equal :forged, signer.verify("reports/nightly", 5, 12, proof), "the same token granted to another owner"
+      assert_equal :forged, keys("j" * 32).verify("reports/nightly", 5, 7, proof)
       flipped = proof.dup
       flipped[0] = flipped[0] == "0" ? "1" : "0"
 
-      assert_equal :forged, signer.verify("reports/nightly", 5, flipped)
+      assert_equal :forged, signer.verify("reports/nightly", 5, 7, flipped)
       [proof.upcase, proof[0, 63], "#{proof}0", "", "g" * 64, "\xff".b * 64].each do |bad|
-        assert_equal :malformed, signer.verify("reports/nightly", 5, bad), bad.inspect
+        assert_equal :malformed, signer.verify("reports/nightly", 5, 7, bad), bad.inspect
       end
     end
 
@@ -76,11 +90,11 @@ module LeaseMachines
       old_key = "o" * 32
       new_key = "n" * 40
       rotated = keys(new_key, old_key)
-      by_old = keys(old_key).sign("r", 3)
+      by_old = keys(old_key).sign("r", 3, 4)
 
-      assert_equal keys(new_key).sign("r", 3), rotated.sign("r", 3)
-      assert_equal :valid, rotated.verify("r", 3, by_old)
-      assert_equal :forged, keys(new_key).verify("r", 3, by_old)
+      assert_equal keys(new_key).sign("r", 3, 4), rotated.sign("r", 3, 4)
+      assert_equal :valid, rotated.verify("r", 3, 4, by_old)
+      assert_equal :forged, keys(new_key).verify("r", 3, 4, by_old)
       assert_equal 2, rotated.size
     end
 
@@ -96,11 +110,11 @@ module LeaseMachines
 
     def test_a_key_is_its_bytes_whatever_the_encoding
       utf8 = "é" * 16 # 32 bytes
-      assert_equal keys(utf8.b).sign("r", 1), keys(utf8).sign("r", 1)
+      assert_equal keys(utf8.b).sign("r", 1, 2), keys(utf8).sign("r", 1, 2)
     end
 
     def test_a_signed_lease_is_a_value
-      proof = keys("k" * 32).sign("r", 1)
+      proof = keys("k" * 32).sign("r", 1, 7)
       signed = Lease.new(owner: 7, token: 1, expires_at: 15, proof: proof)
 
       assert_equal proof, signed.proof

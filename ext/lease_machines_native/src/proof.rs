@@ -5,11 +5,11 @@
 //!
 //! ```ruby
 //! keys = Native::ProofKeys.build(["...32 bytes or more...", "...an older key..."], "signing_keys")
-//! keys.sign("reports/nightly", 12)             # => "5bad28f3..." (64 lowercase hex digits), the first key's
-//! keys.verify("reports/nightly", 12, proof)    # => :valid, :forged (no key's proof) or :malformed (not 64 hex digits)
+//! keys.sign("reports/nightly", 12, 7)          # => "9d0f5339..." (64 lowercase hex digits), the first key's
+//! keys.verify("reports/nightly", 12, 7, proof) # => :valid, :forged (no key's proof) or :malformed (not 64 hex digits)
 //! ```
 
-use lease_machines::{any_verifies, ProofKey, TokenProof};
+use lease_machines::{any_verifies, OwnerId, ProofKey, TokenProof};
 use magnus::{
     function, method, prelude::*, Error, RArray, RModule, RString, Ruby, StaticSymbol, Value,
 };
@@ -141,33 +141,42 @@ impl ProofKeys {
         CLASS.frozen(ruby, Self(made))
     }
 
-    /// `sign(resource, token)`: the first key's proof, as text.
-    fn sign(ruby: &Ruby, rb_self: &Self, resource: Value, token: Value) -> Result<String, Error> {
+    /// `sign(resource, token, owner)`: the first key's proof of the grant, as text.
+    fn sign(
+        ruby: &Ruby,
+        rb_self: &Self,
+        resource: Value,
+        token: Value,
+        owner: Value,
+    ) -> Result<String, Error> {
         let resource = string_bytes(ruby, resource, "resource")?;
         let token = convert::issued_token(ruby, token, "token")?;
+        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
         let first = rb_self
             .0
             .first()
             .ok_or_else(|| raise(ruby, Failure::Runtime("no signing key".to_owned())))?;
-        Ok(text(&first.prove(&resource, token)))
+        Ok(text(&first.prove(&resource, token, owner)))
     }
 
-    /// `verify(resource, token, proof)`: `:valid` when one of the keys made
-    /// `proof` for `resource` and `token`, `:forged` when none did,
-    /// `:malformed` when `proof` is not 64 lowercase hex digits.
+    /// `verify(resource, token, owner, proof)`: `:valid` when one of the
+    /// keys made `proof` for `resource`, `token` and `owner`, `:forged` when
+    /// none did, `:malformed` when `proof` is not 64 lowercase hex digits.
     fn verify(
         ruby: &Ruby,
         rb_self: &Self,
         resource: Value,
         token: Value,
+        owner: Value,
         proof: Value,
     ) -> Result<StaticSymbol, Error> {
         let resource = string_bytes(ruby, resource, "resource")?;
         let token = convert::issued_token(ruby, token, "token")?;
+        let owner = OwnerId::new(convert::u64_arg(ruby, owner, "owner")?);
         let proof = string_bytes(ruby, proof, "proof")?;
         let answer = match parse(&proof) {
             None => "malformed",
-            Some(proof) if any_verifies(&rb_self.0, &resource, token, &proof) => "valid",
+            Some(proof) if any_verifies(&rb_self.0, &resource, token, owner, &proof) => "valid",
             Some(_) => "forged",
         };
         Ok(ruby.sym_new(answer))
@@ -183,8 +192,8 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     let class = native.define_class("ProofKeys", ruby.class_object())?;
     CLASS.define::<ProofKeys>(ruby, class)?;
     class.define_singleton_method("build", function!(ProofKeys::build, 2))?;
-    class.define_method("sign", method!(ProofKeys::sign, 2))?;
-    class.define_method("verify", method!(ProofKeys::verify, 3))?;
+    class.define_method("sign", method!(ProofKeys::sign, 3))?;
+    class.define_method("verify", method!(ProofKeys::verify, 4))?;
     class.define_method("size", method!(ProofKeys::size, 0))?;
     Ok(())
 }

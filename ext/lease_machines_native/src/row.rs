@@ -8,16 +8,19 @@
 //! resource and the problem in the store's column names.
 //!
 //! `LeaseMachines::Native.row_checkpoint(name, columns)` and
-//! `Native.row_columns(checkpoint)` are the codec as Ruby sees it.
+//! `Native.row_columns(checkpoint)` are the codec as Ruby sees it;
+//! `Native.row_reconciled(name, columns, mark, mark_owner)` is the core's
+//! `Checkpoint::reconciled` on a row (`store.reconcile`).
 
 use core::time::Duration;
 
-use lease_machines::{Checkpoint, CheckpointError, FlatCheckpoint};
+use lease_machines::{Checkpoint, CheckpointError, FlatCheckpoint, OwnerId};
 use magnus::{function, prelude::*, Error, RArray, RModule, RString, Ruby, Value};
 
 use crate::{
-    checkpoint,
+    checkpoint, convert,
     errors::{self, Failure},
+    lease,
 };
 
 /// The columns, in order, as the stores name them.
@@ -138,9 +141,39 @@ fn row_columns(ruby: &Ruby, checkpoint: Value) -> Result<RArray, Error> {
     Ok(encode(ruby, checkpoint.flat()))
 }
 
-/// Defines `Native.row_checkpoint` and `Native.row_columns`.
+/// `Native.row_reconciled(name, columns, mark, mark_owner)`: the row raised
+/// to a fence's mark (an issued token) and the owner recorded with it
+/// (`nil`: none), by the core's rule: `[before, after, voided]`, the
+/// checkpoints before and after (the same value when nothing changes) and
+/// the lease record it cleared, or `nil`.
+fn row_reconciled(
+    ruby: &Ruby,
+    name: Value,
+    columns: Value,
+    mark: Value,
+    mark_owner: Value,
+) -> Result<RArray, Error> {
+    let mark = convert::issued_token(ruby, mark, "mark")?;
+    let mark_owner = convert::or_nil(mark_owner, |value| {
+        convert::u64_arg(ruby, value, "mark_owner").map(OwnerId::new)
+    })?;
+    let before = restore(ruby, name, decode(ruby, name, columns)?)?;
+    let done = before.reconciled(mark, mark_owner);
+    let voided = match done.voided {
+        Some(voided) => lease::value(ruby, voided)?,
+        None => ruby.qnil().as_value(),
+    };
+    Ok(ruby.ary_new_from_values(&[
+        checkpoint::value(ruby, before)?,
+        checkpoint::value(ruby, done.checkpoint)?,
+        voided,
+    ]))
+}
+
+/// Defines `Native.row_checkpoint`, `Native.row_columns` and `Native.row_reconciled`.
 pub fn define(native: RModule) -> Result<(), Error> {
     native.define_module_function("row_checkpoint", function!(row_checkpoint, 2))?;
     native.define_module_function("row_columns", function!(row_columns, 1))?;
+    native.define_module_function("row_reconciled", function!(row_reconciled, 4))?;
     Ok(())
 }

@@ -69,7 +69,7 @@ module LeaseMachines
         raise ArgumentError, "guard needs a block: the writes the fence protects" unless block
 
         TestMode.current&.guard(resource, token)
-        Token.authenticate(@signing_keys, resource, token, proof) if @signing_keys && !token.zero?
+        Token.authenticate(@signing_keys, resource, token, owner, proof) if @signing_keys && !token.zero?
         @source.with do |session|
           # 0 is never issued: stale everywhere, as for Fence#accept(0).
           if token.zero?
@@ -85,6 +85,17 @@ module LeaseMachines
       def highest(resource)
         resource = Stores.resource_name(resource, argument: "resource")
         @source.with { |session| read_mark(session, resource) }
+      end
+
+      # Every resource's mark, ordered by resource: what `store.reconcile`
+      # raises the store's counters to.
+      # @return [Array<Mark>]
+      def marks
+        @source.with do |session|
+          session.mark_rows.map { |row| Mark.read(row) }
+        rescue session.failures.driver_error => e
+          raise session.failures.statement(e, "nothing was read")
+        end
       end
 
       # Closes a connection the fence opened itself (from a URL or a path);

@@ -56,9 +56,15 @@ module LeaseMachines
         end
 
         # Raises ForgedTokenError unless one of `keys` ({Signing::Keys}) made
-        # `proof` for `token` of `resource`.
-        def authenticate(keys, resource, token, proof)
-          problem = nil.equal?(proof) ? :missing : keys.verify(resource, token, proof)
+        # `proof` for the grant of `token` of `resource` to `owner`.
+        # @raise [ArgumentError] for a proof without its owner (a bare token
+        #   given `proof:` and no `owner:`): the proof signs the owner
+        def authenticate(keys, resource, token, owner, proof)
+          if nil.equal?(owner) && !nil.equal?(proof)
+            raise ArgumentError, "a signed token needs the owner its proof signs: pass the lease, or owner: with proof:"
+          end
+
+          problem = nil.equal?(proof) ? :missing : keys.verify(resource, token, owner, proof)
           return if problem == :valid
 
           raise Refusals.report(ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem))

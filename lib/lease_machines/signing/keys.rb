@@ -27,17 +27,19 @@ module LeaseMachines
         @native.size
       end
 
-      # @return [String] the first key's proof for `token` issued for
-      #   `resource`: 64 lowercase hex digits
-      def sign(resource, token)
-        @native.sign(resource, token)
+      # @return [String] the first key's proof of the grant of `token` for
+      #   `resource` to `owner` (the v2 form, docs/FENCES.md): 64 lowercase
+      #   hex digits
+      def sign(resource, token, owner)
+        @native.sign(resource, token, owner)
       end
 
       # @return [Symbol] :valid when one of the keys made `proof` for
-      #   `resource` and `token` (compared in constant time), :forged when
-      #   none did, :malformed when `proof` is not 64 lowercase hex digits
-      def verify(resource, token, proof)
-        @native.verify(resource, token, proof)
+      #   `resource`, `token` and `owner` (compared in constant time),
+      #   :forged when none did (a proof of the v1 form too), :malformed
+      #   when `proof` is not 64 lowercase hex digits
+      def verify(resource, token, owner, proof)
+        @native.verify(resource, token, owner, proof)
       end
 
       # `decision`, its lease carrying the proof of its token for `resource`
@@ -48,7 +50,7 @@ module LeaseMachines
         return decision unless lease
 
         proven = Lease.exact(owner: lease.owner, token: lease.token, expires_at_ns: lease.expires_at_ns,
-                             proof: sign(resource, lease.token))
+                             proof: sign(resource, lease.token, lease.owner))
         Decision.new(status: decision.status, lease: proven)
       end
 

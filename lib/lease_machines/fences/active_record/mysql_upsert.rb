@@ -15,7 +15,9 @@ module LeaseMachines
     # 3. then the UPDATE once more (another writer created the row between
     #    1 and 2): 1 row matched means written, 0 means fenced.
     #
-    # A model bound to its store (`store: true`) adds the store's check to
+    # A model with a `lease_owner` column compares and sets the owner in the
+    # UPDATEs as `fenced_update_all` does ({FenceColumn}), and inserts the
+    # shown one. A model bound to its store (`store: true`) adds the store's check to
     # both: the UPDATE's WHERE, and the INSERT as `INSERT ... SELECT ... FROM
     # DUAL WHERE <the store admits the token>`.
     class MySQLUpsert < Upsert
@@ -31,9 +33,10 @@ module LeaseMachines
       def update(values, keys, resource)
         token = values.fetch(@column.name)
         updates = values.reject { |name, _| keys.include?(name) || name.start_with?("created_") }
+                        .merge(@column.owner_values(token, @owner))
         scope = @model.unscoped.where(values.slice(*keys))
         @model.unscoped do
-          @column.admission.admitting(@column.admitting(scope, token), @model, resource, token).update_all(updates)
+          @column.admission.admitting(@column.admitting(scope, token, @owner), @model, resource, token).update_all(updates)
         end
       end
 

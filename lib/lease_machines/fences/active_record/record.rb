@@ -87,12 +87,18 @@ module LeaseMachines
         # @raise [ForgedTokenError] for a signed model, without a valid proof
         def fenced_update_all(token, conditions, attributes)
           column = fence_column
-          token, resource = column.admission.presented(self, token)
+          token, resource, owner = column.admission.presented(self, token)
           values = Record.checked_attributes(attributes, column)
-          return 0 if token.zero?
+          if token.zero?
+            Refusals.report(FencedError.new(resource: name, token: 0, highest: nil))
+            return 0
+          end
 
-          scope = column.admission.admitting(column.admitting(where(conditions), token), self, resource, token)
-          scope.update_all(values.merge(column.name => token))
+          matched = where(conditions)
+          scope = column.admission.admitting(column.admitting(matched, token, owner), self, resource, token)
+          updated = scope.update_all(values.merge(column.owner_values(token, owner)).merge(column.name => token))
+          RowRefusals.new(self, column).report(matched, token, owner, resource, updated) if Events.listened?
+          updated
         end
 
         # Inserts the row, or overwrites it when its token is NULL or at most
@@ -101,9 +107,9 @@ module LeaseMachines
         # @raise [FencedError] when the existing row holds a greater token
         def fenced_upsert!(token, attributes, unique_by:)
           column = fence_column
-          token, resource = column.admission.presented(self, token)
+          token, resource, owner = column.admission.presented(self, token)
           upsert = connection.adapter_name.match?(/mysql/i) ? MySQLUpsert : Upsert
-          upsert.new(self, column).run(token, Record.checked_attributes(attributes, column), unique_by, resource)
+          upsert.new(self, column, owner).run(token, Record.checked_attributes(attributes, column), unique_by, resource)
         end
       end
 
@@ -125,9 +131,9 @@ module LeaseMachines
       #   nothing was written, the record keeps its changes unsaved
       def fenced_update!(token, attributes = {})
         column = self.class.fence_column
-        token, resource = column.admission.presented(self.class, token)
+        token, resource, owner = column.admission.presented(self.class, token)
         TestMode.current&.guard("#{self.class.name} id=#{id}", token)
-        RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column), resource)
+        RowUpdate.new(self, column).run(token, Record.checked_attributes(attributes, column), resource, owner)
       end
 
       private

@@ -46,20 +46,21 @@ module LeaseMachines
       # The write's token (and resource): `shown` is a token (an Integer)
       # or a {Pass}; a signed model refuses a missing or invalid proof here,
       # before anything is sent.
-      # @return [Array(Integer, String)] the token and the resource (nil for
-      #   a bare token)
+      # @return [Array(Integer, String, Integer)] the token, the resource and
+      #   the owner (both nil for a bare token; the owner nil for a pass
+      #   without one)
       # @raise [ArgumentError] for a bare token where the resource is needed
       # @raise [ForgedTokenError]
       def presented(model, shown)
         unless Pass === shown # rubocop:disable Style/CaseEquality -- asks the class, not the object
           token = Token.check(shown)
           check_resource(model, nil)
-          return [token, nil]
+          return [token, nil, nil]
         end
-        return [shown.token, shown.resource] unless needs_resource?
+        return [shown.token, shown.resource, shown.owner] unless needs_resource?
 
-        Token.authenticate(@keys, shown.resource, shown.token, shown.proof) if @keys && !shown.token.zero?
-        [shown.token, shown.resource]
+        Token.authenticate(@keys, shown.resource, shown.token, shown.owner, shown.proof) if @keys && !shown.token.zero?
+        [shown.token, shown.resource, shown.owner]
       end
 
       # `scope`, restricted to what the store admits for `token` of `resource`.

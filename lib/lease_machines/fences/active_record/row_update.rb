@@ -28,8 +28,9 @@ module LeaseMachines
       end
 
       # @return [true]
-      def run(token, attributes, resource)
+      def run(token, attributes, resource, owner = nil)
         @resource = resource
+        @owner = owner
         check_record
         return refuse(token) if token.zero?
 
@@ -81,11 +82,11 @@ module LeaseMachines
       # already showed this token.
       def update(written)
         names = @record.changed_attribute_names_to_save | written.keys
-        values = names.to_h { |name| [name, @record[name]] }
-        row = @model.unscoped.where(@model.primary_key => @record.id_in_database)
         token = @record[@column.name]
+        values = names.to_h { |name| [name, @record[name]] }.merge(@column.owner_values(token, @owner))
+        row = @model.unscoped.where(@model.primary_key => @record.id_in_database)
         @model.unscoped do
-          @column.admission.admitting(@column.admitting(row, token), @model, @resource, token).update_all(values)
+          @column.admission.admitting(@column.admitting(row, token, @owner), @model, @resource, token).update_all(values)
         end
       end
 
@@ -99,10 +100,13 @@ module LeaseMachines
       end
 
       def refuse(token)
-        highest = @model.unscoped.where(@model.primary_key => @record.id_in_database).pick(@column.name)
+        row = @model.unscoped.where(@model.primary_key => @record.id_in_database)
         described = "#{@model.name} #{@model.primary_key}=#{@record.id_in_database.inspect}"
-        error = { resource: described, token: token, highest: highest, record: @record }
+        error = { resource: described, token: token, highest: row.pick(@column.name), record: @record }
         raise Refusals.report(FencedError.new(**error)) if token.zero?
+
+        reissued = @column.reissued(row, @owner, **error)
+        raise Refusals.report(reissued) if reissued
 
         raise @column.admission.refusal(@model, @resource, **error)
       end

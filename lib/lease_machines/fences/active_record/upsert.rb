@@ -11,15 +11,22 @@ module LeaseMachines
     #     updated_at = excluded.updated_at
     #   WHERE reports.lease_token IS NULL OR reports.lease_token <= excluded.lease_token
     #
+    # A model with a `lease_owner` column ({FenceColumn}) also inserts the
+    # shown owner (NULL for a bare token), refuses in the `WHERE` an equal
+    # token whose row records another owner, and sets the owner to the shown
+    # one (a bare token keeps the recorded owner at an equal token).
+    #
     # `unique_by` names the columns of a unique index (the conflict target).
     # No row inserted or updated means fenced. Values are cast and serialized
     # by the model's attribute types, then quoted by the connection; no
     # callbacks or validations run (as for ActiveRecord's `upsert_all`), and
     # `created_at`/`updated_at` are set when the model records timestamps.
     class Upsert
-      def initialize(model, column)
+      # @param owner [Integer, nil] the owner the write shows (nil: a bare token)
+      def initialize(model, column, owner = nil)
         @model = model
         @column = column
+        @owner = owner
       end
 
       # @return [true]
@@ -30,6 +37,7 @@ module LeaseMachines
         raise ArgumentError, "attributes must include the unique_by columns, missing #{missing.join(', ')}" if missing.any?
 
         values[@column.name] = token
+        values[OWNER_COLUMN] = @owner if @column.records_owners?
         timestamps(values)
         return true if token.positive? && execute(values, keys, resource) == 1
 
@@ -39,9 +47,13 @@ module LeaseMachines
       private
 
       def refuse(token, key_values, resource)
+        row = @model.unscoped.where(key_values)
         error = { resource: "#{@model.name} #{key_values.map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}", token: token,
-                  highest: @model.unscoped.where(key_values).pick(@column.name) }
+                  highest: row.pick(@column.name) }
         raise Refusals.report(FencedError.new(**error)) if token.zero?
+
+        reissued = @column.reissued(row, @owner, **error)
+        raise Refusals.report(reissued) if reissued
 
         raise @column.admission.refusal(@model, resource, **error)
       end
@@ -65,9 +77,35 @@ module LeaseMachines
         connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
           INSERT INTO #{table} (#{quoted.join(', ')}) #{rows(columns, values, resource)}
           ON CONFLICT (#{keys.map { |name| connection.quote_column_name(name) }.join(', ')}) DO UPDATE SET
-          #{updates.map { |name| "#{connection.quote_column_name(name)} = excluded.#{connection.quote_column_name(name)}" }.join(', ')}
+          #{updates.map { |name| "#{connection.quote_column_name(name)} = #{excluded(name, table)}" }.join(', ')}
           WHERE (#{guarded} IS NULL OR #{guarded} <= excluded.#{connection.quote_column_name(@column.name)})
+          #{owner_condition(table) if @column.records_owners?}
         SQL
+      end
+
+      # `excluded.<name>`; for the owner column, the recorded owner kept at
+      # an equal token when the write shows none.
+      def excluded(name, table)
+        connection = @model.connection
+        return "excluded.#{connection.quote_column_name(name)}" unless name == OWNER_COLUMN
+
+        guarded, recorded, token = owner_sql(table)
+        "CASE WHEN #{guarded} = #{token} THEN coalesce(excluded.#{connection.quote_column_name(name)}, #{recorded}) " \
+          "ELSE excluded.#{connection.quote_column_name(name)} END"
+      end
+
+      # An equal token is admitted only for the recorded owner (or where
+      # either side names none).
+      def owner_condition(table)
+        guarded, recorded, token = owner_sql(table)
+        shown = "excluded.#{@model.connection.quote_column_name(OWNER_COLUMN)}"
+        "AND (#{guarded} <> #{token} OR #{recorded} IS NULL OR #{shown} IS NULL OR #{recorded} = #{shown})"
+      end
+
+      def owner_sql(table)
+        connection = @model.connection
+        ["#{table}.#{connection.quote_column_name(@column.name)}", "#{table}.#{connection.quote_column_name(OWNER_COLUMN)}",
+         "excluded.#{connection.quote_column_name(@column.name)}"]
       end
 
       # The row to insert: `VALUES (...)`, or for a model bound to its store

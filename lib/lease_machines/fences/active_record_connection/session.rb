@@ -61,6 +61,11 @@ module LeaseMachines
         StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
       end
 
+      # @return [Array<Array>] the rows of {Mark::SQL}
+      def mark_rows
+        statement { @adapter.select_rows(Mark::SQL, NAME) }
+      end
+
       # @return [Integer, nil] the resource's mark
       def highest(resource)
         value = statement { @adapter.select_value(@dialect.highest_sql, NAME, [resource]) }

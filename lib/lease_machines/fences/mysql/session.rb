@@ -59,6 +59,11 @@ module LeaseMachines
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
         end
 
+        # @return [Array<Array>] the rows of {Mark::SQL}
+        def mark_rows
+          query(Mark::SQL)
+        end
+
         # @return [Integer, nil] the owner recorded with the resource's mark
         def mark_owner(resource)
           value = query(Statements.owner_sql(resource, locking: @locking)).dig(0, 0)

@@ -77,6 +77,11 @@ module LeaseMachines
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
         end
 
+        # @return [Array<Array>] the rows of {Mark::SQL}
+        def mark_rows
+          @connection.exec(Mark::SQL).values
+        end
+
         # @return [Integer, nil] the owner recorded with the resource's mark
         def mark_owner(resource)
           result = @connection.exec_params(OWNER_SQL, [resource])

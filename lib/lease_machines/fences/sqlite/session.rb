@@ -54,6 +54,11 @@ module LeaseMachines
           StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect}")
         end
 
+        # @return [Array<Array>] the rows of {Mark::SQL}
+        def mark_rows
+          @database.execute(Mark::SQL)
+        end
+
         # @return [Integer, nil] the owner recorded with the resource's mark
         def mark_owner(resource)
           row = run(OWNER_SQL, resource)

@@ -9,11 +9,12 @@ module LeaseMachines
       # {Invocation}, or the text of --help or --version.
       class Arguments
         # What to run: `names` are checked resource names, `match` a glob.
-        Invocation = Struct.new(:command, :names, :store, :force, :json, :match, :timeout, keyword_init: true)
+        Invocation = Struct.new(:command, :names, :store, :force, :json, :match, :timeout, :fences, keyword_init: true)
 
         # The hint a usage error ends with.
         USAGE = "Usage: lease_machines [--store STORE] [--json] [--timeout SECONDS] " \
-                "status [RESOURCE | --match GLOB] | release RESOURCE --force | doctor (see --help)"
+                "status [RESOURCE | --match GLOB] | release RESOURCE --force | doctor | reconcile [--fences FENCES] " \
+                "(see --help)"
 
         # Seconds a command waits for a lock or a statement by default.
         DEFAULT_TIMEOUT = 5.0
@@ -22,6 +23,7 @@ module LeaseMachines
           Usage: lease_machines --store STORE status [RESOURCE | --match GLOB]
                  lease_machines --store STORE release RESOURCE --force
                  lease_machines --store STORE doctor
+                 lease_machines --store STORE reconcile [--fences FENCES]
 
           Commands:
               status [RESOURCE]         holder, token, time until expiry and the last issued
@@ -34,13 +36,21 @@ module LeaseMachines
                                         old holder is fenced at the protected resource
               doctor                    what the database promises about a grant it acknowledged
                                         (a crash, a failover), from its settings; read-only
+              reconcile                 after a failover or a restore that lost grants: raise each
+                                        resource's last issued token to at least the mark its fence
+                                        has seen (the fences' table in FENCES, by default in STORE),
+                                        clearing a lease the fence refuses; never lowers anything,
+                                        safe to run again; prints what it raised
 
           Exit status:
-              0    done (also: status --match matching nothing, release of a free resource)
+              0    done (also: status --match matching nothing, release of a free resource,
+                   reconcile with nothing to raise)
               1    RESOURCE does not exist, or a row cannot be read
               2    usage: bad arguments (a message and the usage line on stderr)
               3    the store is unreachable or unusable: no such database (or an empty file),
-                   connection refused, no table, a lock held longer than --timeout
+                   connection refused, no table, a lock held longer than --timeout (reconcile:
+                   also the fences' database or table); reconcile may have raised some
+                   resources before it failed: run it again
               4    doctor: the database may lose a grant it acknowledged (a failover to an
                    asynchronous replica, a crash), and so issue its token again
               130  interrupted (Ctrl-C)
@@ -66,7 +76,7 @@ module LeaseMachines
           raise UsageError, "missing --store (or LEASE_MACHINES_STORE)" if @options[:store].to_s.empty?
 
           Invocation.new(command: command, names: args.map { |name| resource(name) },
-                         **@options.slice(:store, :force, :json, :match, :timeout))
+                         **@options.slice(:store, :force, :json, :match, :timeout, :fences))
         end
 
         private
@@ -92,6 +102,9 @@ module LeaseMachines
           opts.on("--store STORE", "sqlite:PATH, sqlite3:PATH, sqlite3:///ABSOLUTE/PATH,",
                   "postgres://USER@HOST:PORT/DATABASE or mysql2://USER@HOST:PORT/DATABASE",
                   "(default: $LEASE_MACHINES_STORE)") { |value| @options[:store] = value }
+          opts.on("--fences FENCES", "reconcile: the fences' database, in --store's forms (default: STORE)") do |value|
+            @options[:fences] = value
+          end
           opts.on("--match GLOB", "status: the resources whose names match GLOB") { |glob| @options[:match] = glob }
           opts.on("--force", "confirm release (required by release)") { @options[:force] = true }
           opts.on("--json", "print the answer (or the failure) as one JSON document") { @options[:json] = true }
@@ -114,12 +127,14 @@ module LeaseMachines
           when "status" then check_status(args)
           when "release" then check_release(args)
           when "doctor" then check_doctor(args)
+          when "reconcile" then check_reconcile(args)
           else raise UsageError, "unknown command #{CLI.quote(command)}"
           end
         end
 
         def check_status(args)
           raise UsageError, "status takes at most one RESOURCE, got #{args.size}" if args.size > 1
+          raise UsageError, "--fences only applies to reconcile" if @options[:fences]
           raise UsageError, "--force only applies to release" if @options[:force]
           return unless @options[:match]
 
@@ -129,12 +144,20 @@ module LeaseMachines
 
         def check_doctor(args)
           raise UsageError, "doctor takes no RESOURCE, got #{args.size}" unless args.empty?
+          raise UsageError, "--fences only applies to reconcile" if @options[:fences]
+          raise UsageError, "--match only applies to status" if @options[:match]
+          raise UsageError, "--force only applies to release" if @options[:force]
+        end
+
+        def check_reconcile(args)
+          raise UsageError, "reconcile takes no RESOURCE, got #{args.size}" unless args.empty?
           raise UsageError, "--match only applies to status" if @options[:match]
           raise UsageError, "--force only applies to release" if @options[:force]
         end
 
         def check_release(args)
           raise UsageError, "release takes exactly one RESOURCE, got #{args.size}" unless args.size == 1
+          raise UsageError, "--fences only applies to reconcile" if @options[:fences]
           raise UsageError, "--match only applies to status" if @options[:match]
           raise UsageError, "release clears whoever holds the lease: confirm with --force" unless @options[:force]
         end

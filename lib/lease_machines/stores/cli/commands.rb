@@ -3,7 +3,8 @@
 module LeaseMachines
   module Stores
     class CLI
-      # One command on an open store: `status` and `doctor` (read-only) and `release`.
+      # One command on an open store: `status` and `doctor` (read-only),
+      # `release` and `reconcile`.
       class Commands
         # Commands that never write: their SQLite store is opened read-only.
         READ_ONLY = %w[status doctor].freeze
@@ -24,6 +25,7 @@ module LeaseMachines
             case @invocation.command
             when "status" then status(store)
             when "doctor" then doctor(store)
+            when "reconcile" then reconcile(store)
             else release(store)
             end
           end
@@ -80,6 +82,13 @@ module LeaseMachines
           durability = store.durability
           @output.durability(durability)
           durability.strict? ? EXIT_OK : EXIT_AT_RISK
+        end
+
+        # Raises the store's counters to the fences' marks (Store#reconcile).
+        def reconcile(store)
+          fences = StoreSpec.new(@invocation.fences || @invocation.store, timeout: @invocation.timeout, readonly: true)
+          fences.open_fences { |opened| @output.reconciled(store.reconcile(opened)) }
+          EXIT_OK
         end
 
         def release(store)

@@ -83,7 +83,37 @@ module LeaseMachines
           durability.settings.each { |name, value| @out.puts "  #{name} = #{value}" }
         end
 
+        # reconcile's answer: per resource, what it raised and what it cleared.
+        # `reports`: Reconciled, ordered by name.
+        def reconciled(reports)
+          return @out.puts(JSON.pretty_generate(reports.map { |report| reconciled_hash(report) })) if @json
+          return @out.puts("no marks in the fences: nothing to reconcile") if reports.empty?
+
+          reports.each { |report| @out.puts reconciled_line(report) }
+        end
+
         private
+
+        def reconciled_hash(report)
+          voided = report.voided
+          { resource: report.name, mark: report.mark, mark_owner: report.mark_owner,
+            last_issued_before: report.last_issued_before, last_issued: report.last_issued, raised: report.raised?,
+            voided: voided && { holder: voided.owner, token: voided.token, expires_at_ns: voided.expires_at_ns } }
+        end
+
+        def reconciled_line(report)
+          mark = "the fence's mark #{report.mark}#{" (owner #{report.mark_owner})" if report.mark_owner}"
+          line = if report.raised?
+                   "#{report.name}: raised last issued from #{report.last_issued_before || '-'} to " \
+                     "#{report.last_issued}, #{mark}"
+                 else
+                   "#{report.name}: last issued #{report.last_issued}, at or above #{mark}: unchanged"
+                 end
+          voided = report.voided
+          return line unless voided
+
+          "#{line}; cleared the lease of owner #{voided.owner} (token #{voided.token}), which the fence refuses"
+        end
 
         def release_hash(name, before)
           lease = before.lease

@@ -5,7 +5,8 @@ module LeaseMachines
     class CLI
       # The store `--store` names, opened for one command: read-only for a
       # read-only command (SQLite opened read-only, never created, its
-      # journal mode left alone), every wait bounded by `--timeout`.
+      # journal mode left alone), every wait bounded by `--timeout`; or the
+      # fences `--fences` names, in the same forms (`reconcile`).
       class StoreSpec
         # `sqlite:PATH`, `sqlite3:PATH` (Rails' spelling), `sqlite3:///ABSOLUTE/PATH`.
         SQLITE = %r{\Asqlite3?:(?://(?=/))?(?<path>.+)\z}m
@@ -21,48 +22,70 @@ module LeaseMachines
 
         # Yields the open store and closes it.
         def open
-          store = connect
+          store = connect(:store)
           yield store
         ensure
           store&.close
         end
 
+        # Yields the fences (`Fences::SQLite`, `Fences::Postgres` or
+        # `Fences::MySQL`) of the database the spec names, and closes them.
+        def open_fences
+          fences = connect(:fences)
+          yield fences
+        ensure
+          fences&.close
+        end
+
         private
 
-        def connect
+        def connect(kind)
+          option = kind == :store ? "--store" : "--fences"
           case @spec
-          when SQLITE then sqlite(Regexp.last_match(:path))
-          when POSTGRES then postgres
-          when MYSQL then mysql
+          when SQLITE then sqlite(Regexp.last_match(:path), kind, option)
+          when POSTGRES then postgres(kind, option)
+          when MYSQL then mysql(kind, option)
           else
-            raise UsageError, "--store must be sqlite:PATH, sqlite3:PATH, postgres://... or mysql2://..., " \
+            raise UsageError, "#{option} must be sqlite:PATH, sqlite3:PATH, postgres://... or mysql2://..., " \
                               "got #{CLI.quote(@spec)}"
           end
         end
 
-        def sqlite(path)
-          raise UsageError, "bad --store: #{CLI.quote(@spec)} names no path" if path.start_with?("//")
+        def sqlite(path, kind, option)
+          raise UsageError, "bad #{option}: #{CLI.quote(@spec)} names no path" if path.start_with?("//")
           raise StoreError, "no SQLite database at #{CLI.quote(path)}" unless File.file?(path)
           raise StoreError, "#{CLI.quote(path)} is an empty file, not a lease_machines database" if File.empty?(path)
 
+          if kind == :fences
+            require "lease_machines/fences/sqlite"
+            return Fences::SQLite.new(path, busy_timeout: @timeout)
+          end
           require "lease_machines/stores/sqlite"
           SQLite.new(path, busy_timeout: @timeout, readonly: @readonly)
         end
 
-        def postgres
-          require "lease_machines/stores/postgres"
+        def postgres(kind, option)
           # libpq's own wait for a connection, unless the environment sets one.
           ENV["PGCONNECT_TIMEOUT"] ||= [@timeout.ceil, 2].max.to_s
+          if kind == :fences
+            require "lease_machines/fences/postgres"
+            return Fences::Postgres.new(@spec)
+          end
+          require "lease_machines/stores/postgres"
           Postgres.new(@spec, lock_timeout: @timeout, statement_timeout: @timeout)
         rescue ArgumentError => e
-          raise UsageError, "bad --store: #{e.message}"
+          raise UsageError, "bad #{option}: #{e.message}"
         end
 
-        def mysql
+        def mysql(kind, option)
+          if kind == :fences
+            require "lease_machines/fences/mysql"
+            return Fences::MySQL.new(@spec)
+          end
           require "lease_machines/stores/mysql"
           MySQL.new(@spec)
         rescue ArgumentError => e
-          raise UsageError, "bad --store: #{e.message}"
+          raise UsageError, "bad #{option}: #{e.message}"
         end
       end
     end
