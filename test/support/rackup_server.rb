@@ -4,6 +4,7 @@ require "bundler"
 require "net/http"
 require "rbconfig"
 require "socket"
+require_relative "free_port"
 require "timeout"
 
 module LeaseMachines
@@ -23,7 +24,7 @@ module LeaseMachines
 
     # @param env [Hash{String => String}] the config.ru's settings
     def initialize(config_ru, env)
-      @port = free_port
+      @port = FreePort.pick
       @log = "#{env.fetch('LM_LOG')}.server"
       env = env.merge("RUBYLIB" => File.join(ROOT, "lib"))
       @pid = Bundler.with_unbundled_env do
@@ -45,13 +46,6 @@ module LeaseMachines
     end
 
     private
-
-    def free_port
-      server = TCPServer.new("127.0.0.1", 0)
-      server.addr[1]
-    ensure
-      server&.close
-    end
 
     def listening?
       raise "rackup exited: #{File.read(@log)}" if Process.wait(@pid, Process::WNOHANG)

@@ -3,6 +3,7 @@
 require "json"
 require "net/http"
 require "socket"
+require_relative "free_port"
 require "tmpdir"
 require "fileutils"
 require "timeout"
@@ -33,7 +34,7 @@ module LeaseMachines
 
     def start
       @profile = Dir.mktmpdir("lease_machines_chromium")
-      @port = free_port
+      @port = FreePort.pick
       @log = File.join(@profile, "chromedriver.log")
       @pid = Process.spawn(CHROMEDRIVER, "--port=#{@port}", "--log-path=#{@log}", out: File::NULL, err: File::NULL)
       Timeout.timeout(10) { sleep 0.05 until ready? }
@@ -113,13 +114,6 @@ module LeaseMachines
     end
 
     private
-
-    def free_port
-      server = TCPServer.new("127.0.0.1", 0)
-      server.addr[1]
-    ensure
-      server&.close
-    end
 
     def ready?
       Net::HTTP.get_response(URI("http://127.0.0.1:#{@port}/status")).is_a?(Net::HTTPSuccess)
