@@ -25,6 +25,14 @@
 -- token issued) and refuses to decide on a row that fails, with a StoreError
 -- naming the resource; the row is left as it is. It writes only rows the core
 -- produced. If you edit rows by hand, keep to the same rules.
+--
+-- holder_label is the holder's own words for itself (host, pid, job class and
+-- id: at most 200 bytes of UTF-8), for operators only: the library decides on
+-- the other columns alone. It is written in the transaction of the grant
+-- it labels, kept by renewals, and cleared (NULL) by a release; another
+-- owner's grant writes its own. The ALTER TABLE at the end adds it to a
+-- table made before it. A table without it keeps working: its leases are
+-- unlabelled.
 CREATE TABLE IF NOT EXISTS lease_machines_resources (
   name                text          NOT NULL,
   last_issued         numeric(20,0),
@@ -33,5 +41,9 @@ CREATE TABLE IF NOT EXISTS lease_machines_resources (
   lease_expires_at_ns numeric(20,0),
   observed_ns         numeric(20,0) NOT NULL DEFAULT 0,
   updated_at          timestamptz   NOT NULL DEFAULT clock_timestamp(),
+  holder_label        text,
   CONSTRAINT lease_machines_resources_pkey PRIMARY KEY (name)
 );
+-- A table made before holder_label existed gets it here (its rows keep their
+-- leases, unlabelled until their next grant).
+ALTER TABLE lease_machines_resources ADD COLUMN IF NOT EXISTS holder_label text;

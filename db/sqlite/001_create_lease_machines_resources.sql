@@ -23,6 +23,17 @@
 -- fails, with a StoreError naming the resource; the row is left as it is. It
 -- writes only rows the core produced. If you edit rows by hand, keep to the
 -- same rules.
+--
+-- holder_label is the holder's own words for itself (host, pid, job class and
+-- id: at most 200 bytes of UTF-8), for operators only: the library decides on
+-- the other columns alone. It is written in the transaction of the grant
+-- it labels, kept by renewals, and cleared (NULL) by a release; another
+-- owner's grant writes its own. LeaseMachines::Stores::SQLite#setup!
+-- adds it to a table made before it (SQLite has no ADD COLUMN IF NOT EXISTS):
+--
+--   ALTER TABLE lease_machines_resources ADD COLUMN holder_label TEXT
+--
+-- A table without it keeps working: its leases are unlabelled.
 CREATE TABLE IF NOT EXISTS lease_machines_resources (
   name                TEXT NOT NULL PRIMARY KEY,
   last_issued         TEXT,
@@ -30,5 +41,6 @@ CREATE TABLE IF NOT EXISTS lease_machines_resources (
   lease_token         TEXT,
   lease_expires_at_ns TEXT,
   observed_ns         TEXT NOT NULL DEFAULT '0',
-  updated_at          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  updated_at          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  holder_label        TEXT
 ) WITHOUT ROWID;

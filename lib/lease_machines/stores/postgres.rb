@@ -80,7 +80,8 @@ module LeaseMachines
         @begin_sql += "; SET LOCAL statement_timeout = #{@statement_timeout_ms}" if @statement_timeout_ms
         driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: missing_table_hint)
         @failures = Failures.new("PostgreSQL", driver: driver, server: true)
-        statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures)
+        statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures,
+                                            labelled: -> { @labelled == true })
         @fast_path = FastPath.new(@connections, statements, @failures)
         @listener = Listener.new(listen_source(listen_url), @failures)
       end
@@ -94,8 +95,10 @@ module LeaseMachines
       # @api private: one decision: compare-and-set, or a locked transaction
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
-      def decide(name, request)
-        within(@deadline) { before_commit ? super : @fast_path.decide(name, request, tokens) || super }
+      def decide(name, request, label = nil)
+        within(@deadline) do
+          before_commit ? super : @fast_path.decide(name, request, tokens, stored_label(label)) || super
+        end
       rescue PG::Error => e
         raise @failures.unavailable(e)
       end
@@ -117,6 +120,7 @@ module LeaseMachines
           tx.connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
           tx.connection.exec(sql)
         end
+        schema_changed
         self
       end
 
@@ -197,8 +201,14 @@ module LeaseMachines
                     ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END
       SQL
 
+      # @return [Boolean, nil] whether the table has the label's column (nil: no table)
+      def label_column?
+        columns, labelled = query(LABEL_COLUMN_SQL, []).values.first.map { |count| Integer(count, 10) }
+        labelled.positive? unless columns.zero?
+      end
+
       def read_status(name)
-        values = query(STATUS_SQL, [name]).values.first
+        values = query(labelled? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name]).values.first
         return nil if values.nil? || values[1].nil?
 
         status_from(values)
@@ -206,13 +216,13 @@ module LeaseMachines
 
       # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
-        rows = query(STATUSES_SQL, []).values.reject { |values| values[1].nil? }
+        rows = query(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
       def status_from(values)
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc
-        build_status(values.fetch(1), values[2, 5], updated_at, Integer(values.fetch(0), 10))
+        build_status(values.fetch(1), values[2, 5], updated_at, Integer(values.fetch(0), 10), values.fetch(8))
       end
     end
   end
