@@ -10,8 +10,10 @@ module LeaseMachines
     module HolderLabel
       # The longest label, in bytes of UTF-8.
       MAX_BYTES = 200
-      # The column of the stores' table (added by setup! to a table made before it).
+      # The columns of the stores' table (added by setup! to a table made
+      # before them): the label, and the token of the grant that wrote it.
       COLUMN = "holder_label"
+      TOKEN_COLUMN = "holder_label_token"
       # What a write does with the stored label when the lease goes on (a
       # renewal, a refusal that records the clock): nothing.
       KEEP = :keep
@@ -60,6 +62,15 @@ module LeaseMachines
         return label if request.grant? && decision.granted?
 
         KEEP
+      end
+
+      # The label as a status reads it (`row`: the table's alias, or ""):
+      # only when the current lease's grant wrote it. A grant made without
+      # writing it (a process of a version before labels, or one that found
+      # no column) leaves the last holder's label in the row: never shown as
+      # the new holder's.
+      def shown_sql(row)
+        "CASE WHEN #{row}#{TOKEN_COLUMN} = #{row}lease_token THEN #{row}#{COLUMN} END"
       end
 
       # A stored label as {Status#label} gives it: UTF-8, an invalid byte

@@ -79,7 +79,7 @@ module LeaseMachines
       def setup!
         engine = @connections.with do |session|
           session.query(self.class.schema_sql)
-          add_label_column(session)
+          add_label_columns(session)
           session.query(ENGINE_SQL).dig(0, 0)
         end
         schema_changed
@@ -115,20 +115,21 @@ module LeaseMachines
 
       private
 
-      # MySQL 8 has no ADD COLUMN IF NOT EXISTS: looked for, then added (a
-      # concurrent setup! that added it first is fine).
-      def add_label_column(session)
-        return unless session.query(LABEL_COLUMN_SQL).dig(0, 1).to_s == "0"
-
-        session.query(ADD_LABEL_COLUMN_SQL)
-      rescue Mysql2::Error => e
-        raise unless e.error_number == DUPLICATE_COLUMN
+      # MySQL 8 has no ADD COLUMN IF NOT EXISTS: each looked for, then added
+      # (a concurrent setup! that added it first is fine).
+      def add_label_columns(session)
+        present = session.query(LABEL_COLUMNS_SQL).first.drop(1)
+        ADD_LABEL_COLUMNS_SQL.zip(present) do |add, count|
+          session.query(add) if count.to_s == "0"
+        rescue Mysql2::Error => e
+          raise unless e.error_number == DUPLICATE_COLUMN
+        end
       end
 
-      # @return [Boolean, nil] whether the table has the label's column (nil: no table)
-      def label_column?
-        columns, labelled = query(LABEL_COLUMN_SQL).first.map { |count| Integer(count.to_s, 10) }
-        labelled.positive? unless columns.zero?
+      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
+      def label_columns?
+        columns, *labels = query(LABEL_COLUMNS_SQL).first.map { |count| Integer(count.to_s, 10) }
+        labels.all?(&:positive?) unless columns.zero?
       end
 
       def inspect_source

@@ -201,10 +201,10 @@ module LeaseMachines
                     ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END
       SQL
 
-      # @return [Boolean, nil] whether the table has the label's column (nil: no table)
-      def label_column?
-        columns, labelled = query(LABEL_COLUMN_SQL, []).values.first.map { |count| Integer(count, 10) }
-        labelled.positive? unless columns.zero?
+      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
+      def label_columns?
+        columns, labels = query(LABEL_COLUMNS_SQL, []).values.first.map { |count| Integer(count, 10) }
+        labels == 2 unless columns.zero?
       end
 
       def read_status(name)

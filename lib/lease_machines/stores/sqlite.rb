@@ -104,13 +104,14 @@ module LeaseMachines
       end
 
       # Creates the table when it is missing, and adds the holder label's
-      # column to a table made before it (idempotent; safe to race).
+      # columns to a table made before them (idempotent; safe to race).
       # @return [self]
       def setup!
         sql = self.class.schema_sql
         transaction do |tx|
           tx.statements.patiently { tx.connection.execute_batch(sql) }
-          tx.connection.execute(ADD_LABEL_COLUMN_SQL) if tx.connection.get_first_row(LABEL_COLUMN_SQL).last.zero?
+          present = tx.connection.get_first_row(LABEL_COLUMNS_SQL).drop(1)
+          ADD_LABEL_COLUMNS_SQL.zip(present) { |add, count| tx.connection.execute(add) if count.zero? }
         end
         schema_changed
         self
@@ -195,11 +196,11 @@ module LeaseMachines
         raise @failures.failed(e)
       end
 
-      # @return [Boolean, nil] whether the table has the label's column (nil: no table)
-      def label_column?
-        rows, = read(LABEL_COLUMN_SQL, [])
-        columns, labelled = rows.fetch(0)
-        labelled.positive? unless columns.zero?
+      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
+      def label_columns?
+        rows, = read(LABEL_COLUMNS_SQL, [])
+        columns, *labels = rows.fetch(0)
+        labels.all?(&:positive?) unless columns.zero?
       end
 
       def read_status(name)

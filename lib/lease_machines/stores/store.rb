@@ -164,7 +164,7 @@ module LeaseMachines
       def labelled?
         return @labelled unless @labelled.nil?
 
-        @labelled = label_column?
+        @labelled = label_columns?
       end
 
       # @api private: `label`, or {HolderLabel::UNSTORED} when the table has

@@ -98,7 +98,7 @@ module LeaseMachines
 
           lease = status.lease
           {
-            resource: status.name, holder: lease&.owner, token: lease&.token,
+            resource: status.name, holder: lease&.owner, label: lease && status.label, token: lease&.token,
             held: status.held?, expires_at: lease&.expires_at, expires_at_ns: lease&.expires_at_ns,
             expires_in: status.expires_in, last_issued: status.last_issued,
             observed: status.observed_ns / 1e9, observed_ns: status.observed_ns,
@@ -120,7 +120,7 @@ module LeaseMachines
           lease = status.lease
           return [status.name, "-", "-", "-", (status.last_issued || "-").to_s] unless lease
 
-          [status.name, lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
+          [status.name, status.label || lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
         end
 
         def expiry(status, prefix = "")

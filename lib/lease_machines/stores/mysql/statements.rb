@@ -32,11 +32,15 @@ module LeaseMachines
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = %<name>s".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON TRUE " \
                      "ORDER BY r.name".freeze
-      # How many columns the table has, and whether the label's is one of them.
-      LABEL_COLUMN_SQL = "SELECT COUNT(*), COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::COLUMN}'), 0) " \
-                         "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() " \
-                         "AND TABLE_NAME = '#{TABLE}'".freeze
-      ADD_LABEL_COLUMN_SQL = "ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::COLUMN} VARBINARY(200) NULL".freeze
+      # How many columns the table has, and whether each of the label's is one of them.
+      LABEL_COLUMNS_SQL = "SELECT COUNT(*), COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::COLUMN}'), 0), " \
+                          "COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
+                          "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() " \
+                          "AND TABLE_NAME = '#{TABLE}'".freeze
+      # What setup! adds to a table made before them (MySQL 8 has no ADD COLUMN IF NOT EXISTS).
+      ADD_LABEL_COLUMNS_SQL = ["ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::COLUMN} VARBINARY(200) NULL".freeze,
+                               "ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::TOKEN_COLUMN} DECIMAL(20,0) NULL"
+                                 .freeze].freeze
       ENGINE_SQL = "SELECT ENGINE FROM information_schema.TABLES " \
                    "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '#{TABLE}'".freeze
 
@@ -89,7 +93,9 @@ module LeaseMachines
           # `label` is {HolderLabel::KEEP}.
           def update(name, after, label)
             sets = COLUMNS.zip(after).map { |column, value| "#{column} = #{decimal(value)}" }.join(", ")
-            sets += ", #{HolderLabel::COLUMN} = #{label(label)}" unless label == HolderLabel::KEEP
+            unless label == HolderLabel::KEEP
+              sets += ", #{HolderLabel::COLUMN} = #{label(label)}, #{HolderLabel::TOKEN_COLUMN} = #{decimal(after[2])}"
+            end
             "UPDATE #{TABLE} SET #{sets}, updated_at = #{NOW} WHERE name = #{name(name)}"
           end
 
@@ -106,8 +112,8 @@ module LeaseMachines
             values = after.map { |value| decimal(value) }.join(", ")
             columns = COLUMN_LIST
             unless label == HolderLabel::KEEP
-              columns = "#{columns}, #{HolderLabel::COLUMN}"
-              values = "#{values}, #{label(label)}"
+              columns = "#{columns}, #{HolderLabel::COLUMN}, #{HolderLabel::TOKEN_COLUMN}"
+              values = "#{values}, #{label(label)}, #{decimal(after[2])}"
             end
             "INSERT IGNORE INTO #{TABLE} (name, #{columns}, updated_at) VALUES (#{name(name)}, #{values}, #{NOW})"
           end
@@ -115,7 +121,7 @@ module LeaseMachines
           private
 
           def status_label(labelled)
-            labelled ? "r.#{HolderLabel::COLUMN}" : "NULL"
+            labelled ? HolderLabel.shown_sql("r.") : "NULL"
           end
         end
       end
