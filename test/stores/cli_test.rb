@@ -79,6 +79,10 @@ module LeaseMachines
       assert_equal({ "labelled" => { "holder" => 7, "label" => "web-1 pid 4242 job=ReportJob jid=7f3a" },
                      "plain" => { "holder" => 3, "label" => nil }, "released" => { "holder" => nil, "label" => nil } },
                    report)
+
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "release", "labelled", "--force")
+      assert_equal 0, status.exitstatus, err
+      assert_match(/\Areleased labelled: cleared the lease of owner 7 \(web-1 pid 4242 job=ReportJob jid=7f3a\) /, out)
     end
 
     def test_release_force_clears_the_lease_and_fences_the_old_holder

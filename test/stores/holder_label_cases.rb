@@ -52,7 +52,7 @@ module LeaseMachines
       authority.acquire(owner: 1, now: 100, ttl: 10, label: "before restart")
       assert_equal 2, authority.reacquire(owner: 1, now: 101, ttl: 10, label: "after restart").lease.token
       assert_equal "after restart", store.status(name).label
-      store.force_release(name)
+      assert_equal "after restart", store.force_release(name).label, "the status before the release"
       assert_nil store.status(name).label
       assert_nil raw_label(name)
     end

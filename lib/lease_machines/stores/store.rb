@@ -95,11 +95,13 @@ module LeaseMachines
 
       # Operator action: clears the lease whoever holds it. The token
       # high-water mark stays, so the old holder is fenced at the resource.
-      # @return [Status, nil] the state before the release; nil when the
-      #   resource has no row (nothing was written)
+      # @return [Status, nil] the state before the release (its label read
+      #   just before the transaction, given only when it is the released
+      #   lease's); nil when the resource has no row (nothing was written)
       def force_release(name)
         name = Stores.resource_name(name)
         labelled = labelled?
+        read = labelled ? read_status(name) : nil
         transaction do |tx|
           columns, clock_ms = tx.lock(name, create: false)
           next nil unless columns
@@ -112,8 +114,9 @@ module LeaseMachines
           tx.write(name, after_columns, exists: true, label: labelled ? nil : HolderLabel::KEEP) unless after == before
           announce_release(tx, name) if before.lease
           notify(tx, name, nil, after_columns)
+          label = read.label if read&.lease && read.lease == before.lease
           Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
-                     observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
+                     observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns, label: label).freeze
         end
       end
 

@@ -62,7 +62,7 @@ module LeaseMachines
           if @json
             @out.puts JSON.pretty_generate(release_hash(name, before))
           elsif lease
-            @out.puts "released #{name}: cleared the lease of owner #{lease.owner} (token #{lease.token}, " \
+            @out.puts "released #{name}: cleared the lease of #{holder(before)} (token #{lease.token}, " \
                       "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
                       "grant gets a greater token"
           else
@@ -87,7 +87,7 @@ module LeaseMachines
 
         def release_hash(name, before)
           lease = before.lease
-          { resource: name, released: !lease.nil?, holder: lease&.owner, token: lease&.token,
+          { resource: name, released: !lease.nil?, holder: lease&.owner, label: before.label, token: lease&.token,
             expires_at_ns: lease&.expires_at_ns, expires_in: lease && before.expires_in,
             last_issued: before.last_issued }
         end
@@ -121,6 +121,11 @@ module LeaseMachines
           return [status.name, "-", "-", "-", (status.last_issued || "-").to_s] unless lease
 
           [status.name, status.label || lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
+        end
+
+        # "owner 7", and its label when it gave one.
+        def holder(status)
+          status.label ? "owner #{status.lease.owner} (#{status.label})" : "owner #{status.lease.owner}"
         end
 
         def expiry(status, prefix = "")
