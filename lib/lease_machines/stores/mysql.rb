@@ -126,9 +126,11 @@ module LeaseMachines
         end
       end
 
-      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
+      # @return [Boolean, nil] whether the table has the label's columns (nil:
+      #   no table). A driver error is the caller's to tell (a decision's or a read's).
       def label_columns?
-        columns, *labels = query(LABEL_COLUMNS_SQL).first.map { |count| Integer(count.to_s, 10) }
+        columns, *labels = @connections.with { |session| session.query(LABEL_COLUMNS_SQL) }.first
+                                       .map { |count| Integer(count.to_s, 10) }
         labels.all?(&:positive?) unless columns.zero?
       end
 
@@ -152,6 +154,13 @@ module LeaseMachines
         raise @failures.failed(e, nil)
       end
 
+      # {#labelled?}, asking failing as a read does.
+      def labelled_for_reading?
+        labelled?
+      rescue Mysql2::Error => e
+        raise @failures.failed(e, nil)
+      end
+
       DUPLICATE_COLUMN = 1060 # ER_DUP_FIELDNAME
       DURABILITY_VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', " \
                                  "'log_bin', 'sync_binlog', 'read_only', 'rpl_semi_sync_master_enabled', " \
@@ -162,7 +171,7 @@ module LeaseMachines
                               "'Rpl_semi_sync_source_status')"
 
       def read_status(name)
-        values = query(SQL.status(name, labelled?)).first
+        values = query(SQL.status(name, labelled_for_reading?)).first
         return nil if values.nil? || values[1].nil?
 
         status_from(values)
@@ -170,7 +179,7 @@ module LeaseMachines
 
       # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
-        rows = query(SQL.statuses(labelled?)).reject { |values| values[1].nil? }
+        rows = query(SQL.statuses(labelled_for_reading?)).reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 

@@ -99,7 +99,7 @@ module LeaseMachines
         within(@deadline) do
           before_commit ? super : @fast_path.decide(name, request, tokens, stored_label(label)) || super
         end
-      rescue PG::Error => e
+      rescue PG::Error, IOError => e # IOError: asking for the label's columns met a closed socket
         raise @failures.unavailable(e)
       end
 
@@ -178,6 +178,13 @@ module LeaseMachines
       # An operator's read (bounded by statement_timeout when the store has
       # one; its only parameter is a resource name, quoted by libpq).
       def query(sql, params)
+        unconverted_query(sql, params)
+      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
+        raise @failures.failed(e, nil)
+      end
+
+      # {#query}, its driver errors left for the caller to tell.
+      def unconverted_query(sql, params)
         @connections.with do |session|
           conn = session.connection
           next conn.exec_params(sql, params) unless @statement_timeout_ms
@@ -185,7 +192,12 @@ module LeaseMachines
           inlined = sql.sub("$1") { params.empty? ? "$1" : conn.escape_literal(params.fetch(0)) }
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; #{inlined}")
         end
-      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
+      end
+
+      # {#labelled?}, asking failing as a read does.
+      def labelled_for_reading?
+        labelled?
+      rescue PG::Error, IOError => e
         raise @failures.failed(e, nil)
       end
 
@@ -201,14 +213,15 @@ module LeaseMachines
                     ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END
       SQL
 
-      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
+      # @return [Boolean, nil] whether the table has the label's columns (nil:
+      #   no table). A driver error is the caller's to tell (a decision's or a read's).
       def label_columns?
-        columns, labels = query(LABEL_COLUMNS_SQL, []).values.first.map { |count| Integer(count, 10) }
+        columns, labels = unconverted_query(LABEL_COLUMNS_SQL, []).values.first.map { |count| Integer(count, 10) }
         labels == 2 unless columns.zero?
       end
 
       def read_status(name)
-        values = query(labelled? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name]).values.first
+        values = query(labelled_for_reading? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name]).values.first
         return nil if values.nil? || values[1].nil?
 
         status_from(values)
@@ -216,7 +229,7 @@ module LeaseMachines
 
       # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
-        rows = query(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
+        rows = query(labelled_for_reading? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 

@@ -100,7 +100,7 @@ module LeaseMachines
       #   lease's); nil when the resource has no row (nothing was written)
       def force_release(name)
         name = Stores.resource_name(name)
-        labelled = labelled?
+        labelled = labelled_for_reading?
         read = labelled ? read_status(name) : nil
         transaction do |tx|
           columns, clock_ms = tx.lock(name, create: false)
@@ -177,6 +177,11 @@ module LeaseMachines
       end
 
       private
+
+      # {#labelled?} before a read: a server engine tells a failure to ask as a read's.
+      def labelled_for_reading?
+        labelled?
+      end
 
       # After setup! (which adds the label's column), {#labelled?} asks again.
       def schema_changed

@@ -79,8 +79,8 @@ module LeaseMachines
       UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
       # How many columns the store's table (through the search_path) has,
       # and how many of them are the label's.
-      LABEL_COLUMNS_SQL = "SELECT count(*), count(*) FILTER (WHERE attname IN ('#{HolderLabel::COLUMN}', " \
-                          "'#{HolderLabel::TOKEN_COLUMN}')) FROM pg_attribute " \
+      LABEL_COLUMNS_SQL = "SELECT count(*)::text, (count(*) FILTER (WHERE attname IN ('#{HolderLabel::COLUMN}', " \
+                          "'#{HolderLabel::TOKEN_COLUMN}')))::text FROM pg_attribute " \
                           "WHERE attrelid = to_regclass('#{TABLE}') AND attnum > 0 AND NOT attisdropped".freeze
     end
   end
