@@ -99,7 +99,7 @@ module LeaseMachines
         within(@deadline) do
           before_commit ? super : @fast_path.decide(name, request, tokens, stored_label(label)) || super
         end
-      rescue PG::Error, IOError => e # IOError: asking for the label's columns met a closed socket
+      rescue PG::Error => e
         raise @failures.unavailable(e)
       end
 
@@ -218,6 +218,8 @@ module LeaseMachines
       def label_columns?
         columns, labels = unconverted_query(LABEL_COLUMNS_SQL, []).values.first.map { |count| Integer(count, 10) }
         labels == 2 unless columns.zero?
+      rescue IOError => e # the driver's socket was closed under it
+        raise @failures.unavailable(e)
       end
 
       def read_status(name)
