@@ -111,6 +111,10 @@ def postgres_engine(url)
   Engine.new("PostgreSQL #{version[/\A[\d.]+/]}", store, floor, store_update, cleanup, variants)
 end
 
+# What a job's hold sends by default, and the row of a grant carrying it.
+HOLDER_LABEL = "web-1.example.internal pid 4242 job=ReportJob jid=7f3a9c2b1d4e"
+LABELLED = "acquire granted, label: (#{HOLDER_LABEL.bytesize} bytes)".freeze
+
 # The timed loops of one engine, built once (benchmark-ips runs them in every
 # round). `now:` is passed explicitly (seconds on the store's Unix-epoch
 # timeline) so that every acquire finds the previous lease expired, as it would
@@ -142,6 +146,17 @@ def timed_loops(engine)
     i = 0
     while i < n
       granting.acquire(owner: 1, ttl: 1, now: granting_now += 10)
+      i += 1
+    end
+  end
+
+  # The same grant carrying a holder's label (docs/STORES.md, "Holder labels").
+  labelling = engine.store.authority("bench-acquire-labelled")
+  labelling_now = start
+  loops[LABELLED] = lambda do |n|
+    i = 0
+    while i < n
+      labelling.acquire(owner: 1, ttl: 1, now: labelling_now += 10, label: HOLDER_LABEL)
       i += 1
     end
   end
@@ -264,6 +279,10 @@ Dir.mktmpdir("lease_machines_bench") do |dir|
       rows << ["#{engine.name}: #{label}", format("%.0f", rounds.ns(label) / 1000),
                format("%.0f", 1e9 / rounds.ns(label)), Bench.ratio(rounds.time_ratio(label, "floor"))]
     end
+    rows << ["#{engine.name}: #{LABELLED}", format("%.0f", rounds.ns(LABELLED) / 1000),
+             format("%.0f", 1e9 / rounds.ns(LABELLED)), Bench.ratio(rounds.time_ratio(LABELLED, "floor"))]
+    rows << ["#{engine.name}: (label's cost) the same / acquire granted without one", "", "",
+             Bench.ratio(rounds.time_ratio(LABELLED, "acquire granted"))]
   end
   puts
   Bench.table(["operation", "us per call", "decisions/s", "per transaction vs floor"], rows)

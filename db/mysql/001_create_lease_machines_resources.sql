@@ -31,6 +31,24 @@
 -- only rows the core produced. If you edit rows by hand, keep to the same
 -- rules. The library never deletes a row: releasing a lease keeps
 -- last_issued, so the next grant gets a greater token.
+--
+-- holder_label is the holder's own words for itself (host, pid, job class and
+-- id: at most 200 bytes of UTF-8), for operators only: the library decides on
+-- the other columns alone. It is written in the transaction of the grant it
+-- labels, with that grant's token in holder_label_token, kept by renewals,
+-- and cleared (NULL) by a release; another owner's grant writes its own. A
+-- status shows it only while holder_label_token is lease_token: a grant by a
+-- process that does not write it (a version before labels) leaves the last
+-- holder's words in the row, never shown as the new holder's.
+--
+-- holder_label is VARBINARY: the bytes as given, whatever the character set.
+-- LeaseMachines::Stores::MySQL#setup! adds the two columns to a table made
+-- before them (MySQL 8 has no ADD COLUMN IF NOT EXISTS):
+--
+--   ALTER TABLE lease_machines_resources ADD COLUMN holder_label VARBINARY(200) NULL;
+--   ALTER TABLE lease_machines_resources ADD COLUMN holder_label_token DECIMAL(20,0) NULL;
+--
+-- A table without them keeps working: its leases are unlabelled.
 CREATE TABLE IF NOT EXISTS lease_machines_resources (
   name                VARBINARY(255) NOT NULL,
   last_issued         DECIMAL(20,0),
@@ -39,5 +57,7 @@ CREATE TABLE IF NOT EXISTS lease_machines_resources (
   lease_expires_at_ns DECIMAL(20,0),
   observed_ns         DECIMAL(20,0) NOT NULL DEFAULT 0,
   updated_at          DATETIME(6)   NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+  holder_label        VARBINARY(200),
+  holder_label_token  DECIMAL(20,0),
   PRIMARY KEY (name)
 ) ENGINE = InnoDB

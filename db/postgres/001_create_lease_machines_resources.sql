@@ -25,6 +25,18 @@
 -- token issued) and refuses to decide on a row that fails, with a StoreError
 -- naming the resource; the row is left as it is. It writes only rows the core
 -- produced. If you edit rows by hand, keep to the same rules.
+--
+-- holder_label is the holder's own words for itself (host, pid, job class and
+-- id: at most 200 bytes of UTF-8), for operators only: the library decides on
+-- the other columns alone. It is written in the transaction of the grant it
+-- labels, with that grant's token in holder_label_token, kept by renewals,
+-- and cleared (NULL) by a release; another owner's grant writes its own. A
+-- status shows it only while holder_label_token is lease_token: a grant by a
+-- process that does not write it (a version before labels) leaves the last
+-- holder's words in the row, never shown as the new holder's.
+--
+-- The ALTER TABLE at the end adds the two columns to a table made before
+-- them. A table without them keeps working: its leases are unlabelled.
 CREATE TABLE IF NOT EXISTS lease_machines_resources (
   name                text          NOT NULL,
   last_issued         numeric(20,0),
@@ -33,5 +45,11 @@ CREATE TABLE IF NOT EXISTS lease_machines_resources (
   lease_expires_at_ns numeric(20,0),
   observed_ns         numeric(20,0) NOT NULL DEFAULT 0,
   updated_at          timestamptz   NOT NULL DEFAULT clock_timestamp(),
+  holder_label        text,
+  holder_label_token  numeric(20,0),
   CONSTRAINT lease_machines_resources_pkey PRIMARY KEY (name)
 );
+-- A table made before the holder label existed gets its columns here (its rows keep their
+-- leases, unlabelled until their next grant).
+ALTER TABLE lease_machines_resources ADD COLUMN IF NOT EXISTS holder_label text,
+  ADD COLUMN IF NOT EXISTS holder_label_token numeric(20,0);

@@ -23,6 +23,23 @@
 -- fails, with a StoreError naming the resource; the row is left as it is. It
 -- writes only rows the core produced. If you edit rows by hand, keep to the
 -- same rules.
+--
+-- holder_label is the holder's own words for itself (host, pid, job class and
+-- id: at most 200 bytes of UTF-8), for operators only: the library decides on
+-- the other columns alone. It is written in the transaction of the grant it
+-- labels, with that grant's token in holder_label_token, kept by renewals,
+-- and cleared (NULL) by a release; another owner's grant writes its own. A
+-- status shows it only while holder_label_token is lease_token: a grant by a
+-- process that does not write it (a version before labels) leaves the last
+-- holder's words in the row, never shown as the new holder's.
+--
+-- LeaseMachines::Stores::SQLite#setup! adds the two columns to a table made
+-- before them (SQLite has no ADD COLUMN IF NOT EXISTS):
+--
+--   ALTER TABLE lease_machines_resources ADD COLUMN holder_label TEXT;
+--   ALTER TABLE lease_machines_resources ADD COLUMN holder_label_token TEXT;
+--
+-- A table without them keeps working: its leases are unlabelled.
 CREATE TABLE IF NOT EXISTS lease_machines_resources (
   name                TEXT NOT NULL PRIMARY KEY,
   last_issued         TEXT,
@@ -30,5 +47,7 @@ CREATE TABLE IF NOT EXISTS lease_machines_resources (
   lease_token         TEXT,
   lease_expires_at_ns TEXT,
   observed_ns         TEXT NOT NULL DEFAULT '0',
-  updated_at          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  updated_at          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  holder_label        TEXT,
+  holder_label_token  TEXT
 ) WITHOUT ROWID;

@@ -28,6 +28,7 @@ module LeaseMachines
 end
 
 require_relative "stores/resource_name"
+require_relative "stores/holder_label"
 require_relative "stores/connection_kind"
 require_relative "stores/commit"
 require_relative "stores/status"

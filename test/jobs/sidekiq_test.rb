@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "socket"
 require "minitest/autorun"
 require "lease_machines"
 require_relative "sidekiq_cluster"
@@ -125,8 +126,10 @@ module LeaseMachines
     def test_shutdown_pushes_the_job_back_and_releases_its_lease
       @cluster = SidekiqCluster.new(ttl: 60)
       pid = @cluster.start(concurrency: 1, timeout: 1)
-      @cluster.push("ReportJob", 30)
+      jid = @cluster.push("ReportJob", 30)
       @cluster.wait_for("the job to hold the lease") { @cluster.store.status(RESOURCE)&.held? }
+      assert_equal "#{Socket.gethostname} pid #{pid} job=ReportJob jid=#{jid}", @cluster.store.status(RESOURCE).label,
+                   "the holder's label names the process, the job class and its jid"
       Process.kill(:TERM, pid)
       @cluster.wait_for("sidekiq to exit", seconds: 15) { !@cluster.alive?(pid) }
 

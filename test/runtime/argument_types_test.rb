@@ -17,6 +17,15 @@ module LeaseMachines
       end
     end
 
+    # label: (holder_label_test.rb shows what it does).
+    def test_a_label_is_a_string
+      [:web, 42, ["web"]].each do |label|
+        error = assert_raises(TypeError) { hold(label: label) { flunk "ran" } }
+        assert_equal "label must be a String or nil (the holder's own words), got #{Stores.described(label)}",
+                     error.message
+      end
+    end
+
     def test_arguments_are_checked_before_anything_is_acquired
       {
         -> { hold(wait: -1) { flunk "ran" } } => [ArgumentError, "wait must be a finite, non-negative number of seconds, got -1"],

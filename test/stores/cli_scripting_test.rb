@@ -56,7 +56,7 @@ module LeaseMachines
 
       out, err, status = lease_machines("--store", @url, "release", "nightly", "--force", "--json")
       assert_equal 0, status.exitstatus, err
-      assert_equal({ "resource" => "nightly", "released" => false, "holder" => nil, "token" => nil,
+      assert_equal({ "resource" => "nightly", "released" => false, "holder" => nil, "label" => nil, "token" => nil,
                      "expires_at_ns" => nil, "expires_in" => nil, "last_issued" => 1 }, JSON.parse(out))
 
       [[%w[status missing], 1], [%w[release missing --force], 1]].each do |args, code|

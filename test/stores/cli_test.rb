@@ -58,6 +58,33 @@ module LeaseMachines
       assert_in_delta 60.0, entry.fetch("expires_in"), 5.0
     end
 
+    # The holder column shows the holder's label, or its owner id when it
+    # gave none; --json has both (label null without one).
+    def test_status_shows_the_holders_label
+      @store.authority("labelled").acquire(owner: 7, ttl: 60, label: "web-1 pid 4242 job=ReportJob jid=7f3a")
+      @store.authority("plain").acquire(owner: 3, ttl: 60)
+      @store.authority("released").release(owner: 1, token: @store.authority("released")
+                                                                  .acquire(owner: 1, ttl: 9, label: "gone").lease.token)
+
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "status")
+      assert_equal 0, status.exitstatus, err
+      lines = out.lines.map(&:rstrip)
+      assert_match(/\Alabelled\s+web-1 pid 4242 job=ReportJob jid=7f3a\s+1\s+\d+\.\d{3}s\s+1\z/, lines[1])
+      assert_match(/\Aplain\s+3\s+1\s+\d+\.\d{3}s\s+1\z/, lines[2])
+      assert_match(/\Areleased\s+-\s+-\s+-\s+1\z/, lines[3])
+
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "status", "--json")
+      assert_equal 0, status.exitstatus, err
+      report = JSON.parse(out).to_h { |entry| [entry.fetch("resource"), entry.slice("holder", "label")] }
+      assert_equal({ "labelled" => { "holder" => 7, "label" => "web-1 pid 4242 job=ReportJob jid=7f3a" },
+                     "plain" => { "holder" => 3, "label" => nil }, "released" => { "holder" => nil, "label" => nil } },
+                   report)
+
+      out, err, status = lease_machines("--store", "sqlite:#{@path}", "release", "labelled", "--force")
+      assert_equal 0, status.exitstatus, err
+      assert_match(/\Areleased labelled: cleared the lease of owner 7 \(web-1 pid 4242 job=ReportJob jid=7f3a\) /, out)
+    end
+
     def test_release_force_clears_the_lease_and_fences_the_old_holder
       authority = @store.authority("nightly_report")
       authority.acquire(owner: 7, ttl: 60)
@@ -211,10 +238,14 @@ module LeaseMachines
       out, err, status = lease_machines("--store", url, "status", name)
       assert_equal 0, status.exitstatus, err
       assert_match(/^#{name}\s+9223372036854775808\s+1\s+\d+\.\d{3}s\s+1$/, out)
+      store.authority(name).reacquire(owner: 2**63, ttl: 60, label: "db-1 pid 9 job=Export")
+      out, err, status = lease_machines("--store", url, "status", name)
+      assert_equal 0, status.exitstatus, err
+      assert_match(/^#{name}\s+db-1 pid 9 job=Export\s+2\s+\d+\.\d{3}s\s+2$/, out)
       _out, err, status = lease_machines("--store", url, "release", name, "--force")
       assert_equal 0, status.exitstatus, err
       assert_nil store.authority(name).checkpoint.lease
-      assert_equal 1, store.authority(name).checkpoint.last_issued
+      assert_equal 2, store.authority(name).checkpoint.last_issued
     ensure
       store&.close
     end

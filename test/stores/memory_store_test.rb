@@ -35,6 +35,14 @@ module LeaseMachines
       @database.read(name).first&.columns
     end
 
+    def raw_label(name)
+      @database.read(name).first&.label
+    end
+
+    def write_raw_label(name, label)
+      @database.put(name, raw_columns(name), label)
+    end
+
     def insert_unchecked(name, columns)
       @database.put(name, columns)
     end

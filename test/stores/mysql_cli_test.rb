@@ -24,10 +24,14 @@ module LeaseMachines
       out, err, status = lease_machines("--store", url, "status", name)
       assert_equal 0, status.exitstatus, err
       assert_match(/^#{name}\s+9223372036854775808\s+1\s+\d+\.\d{3}s\s+1$/, out)
+      store.authority(name).reacquire(owner: 2**63, ttl: 60, label: "db-2 pid 7 job=Export")
+      out, err, status = lease_machines("--store", url, "status", name, "--json")
+      assert_equal 0, status.exitstatus, err
+      assert_equal "db-2 pid 7 job=Export", JSON.parse(out).first.fetch("label")
       _out, err, status = lease_machines("--store", url.sub("mysql2://", "mysql://"), "release", name, "--force")
       assert_equal 0, status.exitstatus, err
       assert_nil store.authority(name).checkpoint.lease
-      assert_equal 1, store.authority(name).checkpoint.last_issued
+      assert_equal 2, store.authority(name).checkpoint.last_issued
     ensure
       store&.close
     end

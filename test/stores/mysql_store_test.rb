@@ -64,6 +64,22 @@ module LeaseMachines
       admin_query("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = %s", name).first
     end
 
+    def with_old_table
+      database = MySQLServer.scratch_database
+      MySQLServer.connect(database: database).tap { |client| client.query(old_schema_sql) }.close
+      url = URI.parse(@url).tap { |uri| uri.path = "/#{database}" }.to_s
+      yield ->(**options) { Stores::MySQL.new(url, **options).tap { |store| @stores << store } }
+    end
+
+    def raw_label(name)
+      admin_query("SELECT holder_label FROM lease_machines_resources WHERE name = %s", name).dig(0, 0)
+        &.force_encoding(Encoding::UTF_8)
+    end
+
+    def write_raw_label(name, label)
+      admin_query("UPDATE lease_machines_resources SET holder_label = %s WHERE name = %s", label, name)
+    end
+
     # The table has no CHECK constraints and DECIMAL(20,0) holds -1 and 2**64
     # as written: the library validates what it reads.
     def insert_unchecked(name, columns)

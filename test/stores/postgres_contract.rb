@@ -53,6 +53,25 @@ module LeaseMachines
       @admin.exec_params("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = $1", [name]).values.first
     end
 
+    def with_old_table
+      schema = "lm_before_labels_#{SecureRandom.hex(4)}"
+      @admin.exec("SET client_min_messages = warning")
+      @admin.exec("CREATE SCHEMA #{schema}")
+      url = StoreTestHelper::PostgresServer.url.sub(/search_path%3D[^&]*/, "search_path%3D#{schema}")
+      StoreTestHelper::PostgresServer.connect(url).tap { |conn| conn.exec(old_schema_sql) }.close
+      yield ->(**options) { Stores::Postgres.new(url, **options).tap { |store| @stores << store } }
+    ensure
+      @admin.exec("DROP SCHEMA IF EXISTS #{schema} CASCADE") if schema
+    end
+
+    def raw_label(name)
+      @admin.exec_params("SELECT holder_label FROM lease_machines_resources WHERE name = $1", [name]).getvalue(0, 0)
+    end
+
+    def write_raw_label(name, label)
+      @admin.exec_params("UPDATE lease_machines_resources SET holder_label = $1 WHERE name = $2", [label, name])
+    end
+
     # The table has no CHECK constraints: the library validates what it reads.
     def insert_unchecked(name, columns)
       @admin.exec_params("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)",

@@ -54,6 +54,23 @@ module LeaseMachines
       with_db { |db| db.execute("SELECT #{COLUMNS} FROM lease_machines_resources WHERE name = ?", [name]).first }
     end
 
+    def with_old_table
+      path = File.join(@dir, "before-labels.sqlite3")
+      SQLite3::Database.new(path).tap { |db| db.execute_batch(old_schema_sql) }.close
+      stores = []
+      yield ->(**options) { Stores::SQLite.new(path, **options).tap { |store| stores << store } }
+    ensure
+      stores&.each(&:close)
+    end
+
+    def raw_label(name)
+      with_db { |db| db.get_first_value("SELECT holder_label FROM lease_machines_resources WHERE name = ?", [name]) }
+    end
+
+    def write_raw_label(name, label)
+      with_db { |db| db.execute("UPDATE lease_machines_resources SET holder_label = ? WHERE name = ?", [label, name]) }
+    end
+
     # The table has no CHECK constraints: the library validates what it reads.
     def insert_unchecked(name, columns)
       with_db do |db|

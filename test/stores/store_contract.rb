@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require_relative "store_helper"
+require_relative "holder_label_cases"
+require_relative "holder_label_migration_cases"
 
 module LeaseMachines
   # The behaviour every store engine must show, run against the real engine
@@ -15,7 +17,11 @@ module LeaseMachines
   # - `engine_connection_class`: the raw connection class a hook receives;
   # - `insert_unchecked(name, columns)`, `raw_columns(name)`, `delete_row(name)`,
   #   `engine_bad_rows`: rows past the schema's own checks, as a hand edit
-  #   might write them (five decimal Strings or nil).
+  #   might write them (five decimal Strings or nil);
+  # - `raw_label(name)`, `write_raw_label(name, label)`: the holder label's
+  #   column as stored, and a hand edit of it (HolderLabelCases);
+  # - `with_old_table`: a table made by the schema before labels
+  #   (HolderLabelMigrationCases).
   #
   # The contract comes in two parts: StoreContractInProcess, what a store
   # shows within one process (every store, Stores::Memory included), and
@@ -23,6 +29,7 @@ module LeaseMachines
   # a schema: every durable engine).
   module StoreContractInProcess
     include StoreTestHelper
+    include HolderLabelCases
 
     U64_COLUMNS = %w[last_issued lease_owner lease_token lease_expires_at_ns observed_ns].freeze
 
@@ -614,6 +621,7 @@ module LeaseMachines
   # processes, contention between processes, and its schema.
   module StoreContract
     include StoreContractInProcess
+    include HolderLabelMigrationCases
 
     # A connection opened before fork belongs to the parent: the child opens
     # its own, and the parent's still works afterwards.

@@ -23,19 +23,25 @@ module LeaseMachines
       # @param clock [#now, #now_ns, #sleep, #wait] the holder's clock
       # @param tags [Hash{Symbol => String, Symbol, Integer}, nil] shown in the
       #   hold's log lines and given to its events (`tags:`), e.g. a job's class and id
+      # @param label [String, nil] the holder's own words for itself, kept by
+      #   a store with each grant for operators, never decided on (at most
+      #   200 bytes of UTF-8; {Stores::HolderLabel}); nil: "host pid 4242"
+      #   and the `tags:` ({Label.default})
       # @param limit [Integer] holders at once (1..{Slots::MAX}): above 1, the
       #   hold takes any free one of `limit` slot leases ({Slots}; a durable
       #   authority only), and the Held tells its `slot` and `resource`
       # @return [Outcome] held? and the block's value, or the last decision
       # @raise [StoreError] when the store failed on the last attempt
       def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
-               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, limit: 1,
+               on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, label: nil, limit: 1,
                max_hold: nil, &block)
         raise ArgumentError, "hold needs a block" unless block
 
         callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
         cadence = Holding.cadence(ttl, renew_after, warn_before, max_hold)
-        calls = lease_calls(owner, cadence, clock, Holding.tags(tags), Slots.check(limit))
+        tags = Holding.tags(tags)
+        identity = { tags: tags, label: Label.for(label, tags) }
+        calls = lease_calls(owner, cadence, clock, identity, Slots.check(limit))
         HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
@@ -79,7 +85,8 @@ module LeaseMachines
       private
 
       # @return [Array<LeaseCalls>] one per slot (one for a limit of 1: this authority's)
-      def lease_calls(owner, cadence, clock, tags, limit)
+      # `identity`: the hold's tags and label.
+      def lease_calls(owner, cadence, clock, identity, limit)
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
@@ -87,7 +94,7 @@ module LeaseMachines
         Array.new(limit) do |index|
           authority = limit == 1 ? self : hold_slot(index, limit)
           LeaseCalls.new(authority: authority, resource: Slots.slot_name(hold_resource, index, limit), slot: index,
-                         owner: owner, clock: clock, tags: tags, cadence: cadence) do |operation, **arguments|
+                         owner: owner, clock: clock, cadence: cadence, **identity) do |operation, **arguments|
             authority.__send__(:hold_decide, operation, clock, **arguments)
           end
         end
@@ -100,7 +107,8 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, clock, **arguments)
+        # (The label is a store's: an in-memory Authority keeps none.)
+        def hold_decide(operation, clock, label: nil, **arguments) # rubocop:disable Lint/UnusedMethodArgument -- see above
           public_send(operation, now: clock.now, **arguments)
         end
 

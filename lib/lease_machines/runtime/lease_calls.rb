@@ -18,10 +18,12 @@ module LeaseMachines
       attr_reader :clock
       # @return [Hash{Symbol => Object}, nil] the hold's `tags:`
       attr_reader :tags
+      # @return [String, nil] the label each grant carries to the store ({Label})
+      attr_reader :label
 
       # `decide` takes (operation, keywords) and calls the authority (with
       # `now:` on the caller's clock for an in-memory {Authority}).
-      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, slot: 0, &decide) # rubocop:disable Metrics/ParameterLists -- one hold's parts
+      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, label: nil, slot: 0, &decide) # rubocop:disable Metrics/ParameterLists -- one hold's parts
         @authority = authority
         @resource = resource
         @slot = slot
@@ -29,6 +31,7 @@ module LeaseMachines
         @cadence = cadence
         @clock = clock
         @tags = tags
+        @label = label
         @decide = decide
         freeze
       end
@@ -38,8 +41,8 @@ module LeaseMachines
       # seconds since the hold's first attempt was sent, for the event.
       # @return [Decision]
       def acquire(reacquire: false, waited: 0.0)
-        timed(:acquire, waited: waited) do
-          @decide.call(reacquire ? :reacquire : :acquire, owner: @owner, ttl: @cadence.ttl)
+        timed(:acquire, waited: waited, label: @label) do
+          @decide.call(reacquire ? :reacquire : :acquire, owner: @owner, ttl: @cadence.ttl, label: @label)
         end
       end
 

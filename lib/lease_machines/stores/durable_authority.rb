@@ -21,14 +21,20 @@ module LeaseMachines
         freeze
       end
 
+      # @param label [String, nil] the holder's own words for itself (host,
+      #   pid, job), kept with the lease it is granted for operators and never
+      #   decided on ({HolderLabel.check}: at most 200 bytes of UTF-8)
       # @return [Decision]
-      def acquire(owner:, ttl:, now: nil)
-        @store.signed(@name, decide(Native::Request.acquire(owner, now, ttl)))
+      def acquire(owner:, ttl:, now: nil, label: nil)
+        request = Native::Request.acquire(owner, now, ttl)
+        @store.signed(@name, decide(request, HolderLabel.check(label)))
       end
 
+      # @param label [String, nil] as {#acquire}'s
       # @return [Decision]
-      def reacquire(owner:, ttl:, now: nil)
-        @store.signed(@name, decide(Native::Request.reacquire(owner, now, ttl)))
+      def reacquire(owner:, ttl:, now: nil, label: nil)
+        request = Native::Request.reacquire(owner, now, ttl)
+        @store.signed(@name, decide(request, HolderLabel.check(label)))
       end
 
       # @return [Decision]
@@ -65,9 +71,9 @@ module LeaseMachines
 
       private
 
-      def decide(request)
+      def decide(request, label = nil)
         @store.ensure_durable
-        @store.decide(@name, request)
+        @store.decide(@name, request, label)
       end
     end
   end

@@ -6,8 +6,9 @@ module LeaseMachines
     # read the row and the clock, decide, write with a compare-and-set; when
     # another decision got there first, read and decide again. The engine
     # gives `read(session, name)` (five columns and the clock in ms),
-    # `commit(session, name, request, before, decided)` (the answer, or nil
-    # when the row is no longer what was read) and `lost_race?(session,
+    # `commit(session, name, request, before, decided, label)` (the answer,
+    # or nil when the row is no longer what was read; `label`: what the write
+    # does with the holder's, {HolderLabel.written}) and `lost_race?(session,
     # error)` (the write lost to another and wrote nothing).
     #
     # Optimism is not fair: a caller that keeps losing the race to a busier
@@ -27,9 +28,11 @@ module LeaseMachines
       end
 
       # @param tokens [Symbol] the store's token policy ({Store#tokens})
+      # @param label [String, nil, Symbol] the holder's label, or
+      #   {HolderLabel::UNSTORED} ({Store#stored_label})
       # @return [Decision, nil] once its write has committed (or when it
       #   changed nothing); nil after {ATTEMPTS} lost races (nothing written)
-      def decide(name, request, tokens)
+      def decide(name, request, tokens, label)
         @connections.with do |session|
           ATTEMPTS.times do
             values = read(session, name)
@@ -38,7 +41,8 @@ module LeaseMachines
             decided = request.decide(name, columns, clock_ns, tokens)
             return decided.first if decided.last.nil?
 
-            answer = commit(session, name, request, columns, decided)
+            written = HolderLabel.written(request, decided.first, decided.last, label)
+            answer = commit(session, name, request, columns, decided, written)
             return answer if answer
           end
           nil

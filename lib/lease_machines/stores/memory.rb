@@ -57,6 +57,11 @@ module LeaseMachines
         @database.clock_ms
       end
 
+      # @api private: rows in memory always keep the holder's label.
+      def labelled?
+        true
+      end
+
       # @return [Durability] in memory: nothing survives the process
       def durability
         Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
@@ -75,13 +80,13 @@ module LeaseMachines
 
       def read_status(name)
         row, clock = @database.read(name)
-        row && build_status(name, row.columns, row.updated_at, clock)
+        row && build_status(name, row.columns, row.updated_at, clock, row.label)
       end
 
       def read_statuses
         rows, clock = @database.read_all
         readable_statuses(rows, name_at: 0) do |(name, row)|
-          build_status(name, row.columns, row.updated_at, clock)
+          build_status(name, row.columns, row.updated_at, clock, row.label)
         end
       end
     end

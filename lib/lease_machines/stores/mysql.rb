@@ -54,8 +54,10 @@ module LeaseMachines
       # @api private: one decision: compare-and-set, or a locked transaction
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
-      def decide(name, request)
-        within(@deadline) { before_commit ? super : @fast_path.decide(name, request, tokens) || super }
+      def decide(name, request, label = nil)
+        within(@deadline) do
+          before_commit ? super : @fast_path.decide(name, request, tokens, stored_label(label)) || super
+        end
       rescue Mysql2::Error => e
         raise @failures.unavailable(e)
       end
@@ -68,16 +70,19 @@ module LeaseMachines
         Durability.mysql(rows.to_h.transform_keys(&:downcase))
       end
 
-      # Creates the table when it is missing (idempotent; safe to race), then
-      # checks that it is an InnoDB table.
+      # Creates the table when it is missing, adds the holder label's column
+      # to a table made before it (idempotent; safe to race), then checks
+      # that it is an InnoDB table.
       # @return [self]
       # @raise [StoreError] when the table is in another engine (MyISAM has no
       #   transactions and no row locks)
       def setup!
         engine = @connections.with do |session|
           session.query(self.class.schema_sql)
+          add_label_columns(session)
           session.query(ENGINE_SQL).dig(0, 0)
         end
+        schema_changed
         return self if engine.to_s.casecmp?("InnoDB")
 
         raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; the store needs InnoDB " \
@@ -110,6 +115,25 @@ module LeaseMachines
 
       private
 
+      # MySQL 8 has no ADD COLUMN IF NOT EXISTS: each looked for, then added
+      # (a concurrent setup! that added it first is fine).
+      def add_label_columns(session)
+        present = session.query(LABEL_COLUMNS_SQL).first.drop(1)
+        ADD_LABEL_COLUMNS_SQL.zip(present) do |add, count|
+          session.query(add) if count.to_s == "0"
+        rescue Mysql2::Error => e
+          raise unless e.error_number == DUPLICATE_COLUMN
+        end
+      end
+
+      # @return [Boolean, nil] whether the table has the label's columns (nil:
+      #   no table). A driver error is the caller's to tell (a decision's or a read's).
+      def label_columns?
+        columns, *labels = @connections.with { |session| session.query(LABEL_COLUMNS_SQL) }.first
+                                       .map { |count| Integer(count.to_s, 10) }
+        labels.all?(&:positive?) unless columns.zero?
+      end
+
       def inspect_source
         @connections.to_s
       end
@@ -130,6 +154,14 @@ module LeaseMachines
         raise @failures.failed(e, nil)
       end
 
+      # {#labelled?}, asking failing as a read does.
+      def labelled_for_reading?
+        labelled?
+      rescue Mysql2::Error => e
+        raise @failures.failed(e, nil)
+      end
+
+      DUPLICATE_COLUMN = 1060 # ER_DUP_FIELDNAME
       DURABILITY_VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', " \
                                  "'log_bin', 'sync_binlog', 'read_only', 'rpl_semi_sync_master_enabled', " \
                                  "'rpl_semi_sync_master_wait_point', 'rpl_semi_sync_master_timeout', " \
@@ -139,7 +171,7 @@ module LeaseMachines
                               "'Rpl_semi_sync_source_status')"
 
       def read_status(name)
-        values = query(SQL.status(name)).first
+        values = query(SQL.status(name, labelled_for_reading?)).first
         return nil if values.nil? || values[1].nil?
 
         status_from(values)
@@ -147,14 +179,14 @@ module LeaseMachines
 
       # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
-        rows = query(STATUSES_SQL).reject { |values| values[1].nil? }
+        rows = query(SQL.statuses(labelled_for_reading?)).reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
       def status_from(values)
         name = values.fetch(1).dup.force_encoding(Encoding::UTF_8)
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc
-        build_status(name, values[2, 5], updated_at, Integer(values.fetch(0), 10))
+        build_status(name, values[2, 5], updated_at, Integer(values.fetch(0), 10), values.fetch(8))
       end
     end
   end

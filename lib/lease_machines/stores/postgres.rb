@@ -80,7 +80,8 @@ module LeaseMachines
         @begin_sql += "; SET LOCAL statement_timeout = #{@statement_timeout_ms}" if @statement_timeout_ms
         driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: missing_table_hint)
         @failures = Failures.new("PostgreSQL", driver: driver, server: true)
-        statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures)
+        statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures,
+                                            labelled: -> { @labelled == true })
         @fast_path = FastPath.new(@connections, statements, @failures)
         @listener = Listener.new(listen_source(listen_url), @failures)
       end
@@ -94,8 +95,10 @@ module LeaseMachines
       # @api private: one decision: compare-and-set, or a locked transaction
       # with a before_commit hook or after the compare-and-set lost
       # {FastPath::ATTEMPTS} races in a row.
-      def decide(name, request)
-        within(@deadline) { before_commit ? super : @fast_path.decide(name, request, tokens) || super }
+      def decide(name, request, label = nil)
+        within(@deadline) do
+          before_commit ? super : @fast_path.decide(name, request, tokens, stored_label(label)) || super
+        end
       rescue PG::Error => e
         raise @failures.unavailable(e)
       end
@@ -117,6 +120,7 @@ module LeaseMachines
           tx.connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
           tx.connection.exec(sql)
         end
+        schema_changed
         self
       end
 
@@ -174,6 +178,13 @@ module LeaseMachines
       # An operator's read (bounded by statement_timeout when the store has
       # one; its only parameter is a resource name, quoted by libpq).
       def query(sql, params)
+        unconverted_query(sql, params)
+      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
+        raise @failures.failed(e, nil)
+      end
+
+      # {#query}, its driver errors left for the caller to tell.
+      def unconverted_query(sql, params)
         @connections.with do |session|
           conn = session.connection
           next conn.exec_params(sql, params) unless @statement_timeout_ms
@@ -181,7 +192,12 @@ module LeaseMachines
           inlined = sql.sub("$1") { params.empty? ? "$1" : conn.escape_literal(params.fetch(0)) }
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; #{inlined}")
         end
-      rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
+      end
+
+      # {#labelled?}, asking failing as a read does.
+      def labelled_for_reading?
+        labelled?
+      rescue PG::Error, IOError => e
         raise @failures.failed(e, nil)
       end
 
@@ -197,8 +213,17 @@ module LeaseMachines
                     ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END
       SQL
 
+      # @return [Boolean, nil] whether the table has the label's columns (nil:
+      #   no table). A driver error is the caller's to tell (a decision's or a read's).
+      def label_columns?
+        columns, labels = unconverted_query(LABEL_COLUMNS_SQL, []).values.first.map { |count| Integer(count, 10) }
+        labels == 2 unless columns.zero?
+      rescue IOError => e # the driver's socket was closed under it
+        raise @failures.unavailable(e)
+      end
+
       def read_status(name)
-        values = query(STATUS_SQL, [name]).values.first
+        values = query(labelled_for_reading? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name]).values.first
         return nil if values.nil? || values[1].nil?
 
         status_from(values)
@@ -206,13 +231,13 @@ module LeaseMachines
 
       # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
-        rows = query(STATUSES_SQL, []).values.reject { |values| values[1].nil? }
+        rows = query(labelled_for_reading? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
       def status_from(values)
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc
-        build_status(values.fetch(1), values[2, 5], updated_at, Integer(values.fetch(0), 10))
+        build_status(values.fetch(1), values[2, 5], updated_at, Integer(values.fetch(0), 10), values.fetch(8))
       end
     end
   end

@@ -58,9 +58,8 @@ module LeaseMachines
         "#{shown} (#{KERNEL_CLASS.bind_call(value)})"
       end
 
-      private
-
-      # The name's bytes as a new UTF-8 String (never the caller's object).
+      # @api private: the name's bytes as a new UTF-8 String (never the
+      # caller's object), by the rule of {.resource_name} (also a holder's label's).
       def utf8_name(name, argument)
         encoding = STRING_ENCODING.bind_call(name)
         unless BYTES_AS_THEY_ARE.include?(encoding) || (encoding.ascii_compatible? && STRING_ASCII_ONLY.bind_call(name))

@@ -74,7 +74,7 @@ module LeaseMachines
       # outside any transaction (a WAL reader takes no lock): a refusal that
       # writes nothing never takes the write lock. Anything else is decided
       # (again) in one BEGIN IMMEDIATE transaction ({Store#decide}).
-      def decide(name, request)
+      def decide(name, request, label = nil)
         return super if before_commit || !request.grant?
 
         columns, clock = @mutex.synchronize do
@@ -105,11 +105,17 @@ module LeaseMachines
         sleep(rand * HANDOVER_JITTER)
       end
 
-      # Creates the table when it is missing (idempotent; safe to race).
+      # Creates the table when it is missing, and adds the holder label's
+      # columns to a table made before them (idempotent; safe to race).
       # @return [self]
       def setup!
         sql = self.class.schema_sql
-        transaction { |tx| tx.statements.patiently { tx.connection.execute_batch(sql) } }
+        transaction do |tx|
+          tx.statements.patiently { tx.connection.execute_batch(sql) }
+          present = tx.connection.get_first_row(LABEL_COLUMNS_SQL).drop(1)
+          ADD_LABEL_COLUMNS_SQL.zip(present) { |add, count| tx.connection.execute(add) if count.zero? }
+        end
+        schema_changed
         self
       end
 
@@ -199,20 +205,27 @@ module LeaseMachines
         raise @failures.failed(e)
       end
 
+      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
+      def label_columns?
+        rows, = read(LABEL_COLUMNS_SQL, [])
+        columns, *labels = rows.fetch(0)
+        labels.all?(&:positive?) unless columns.zero?
+      end
+
       def read_status(name)
-        rows, clock = read(STATUS_SQL, [name])
+        rows, clock = read(labelled? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name])
         rows.first && status_from(rows.first, clock)
       end
 
       # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
-        rows, clock = read(STATUSES_SQL, [])
+        rows, clock = read(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, [])
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 
       def status_from(values, clock)
         name = values.fetch(0)
-        build_status(name, values[1, 5], updated_at(name, values.fetch(6)), clock)
+        build_status(name, values[1, 5], updated_at(name, values.fetch(6)), clock, values.fetch(7))
       end
 
       # The row's `updated_at` (ISO 8601 text, written by the store).

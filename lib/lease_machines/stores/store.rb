@@ -37,6 +37,7 @@ module LeaseMachines
         @tokens = Native.token_policy(tokens)
         @strict_durability = durability == :strict
         @durable_in = nil
+        @labelled = nil
       end
 
       # @api private: with `durability: :strict`, raises StoreError (nothing
@@ -94,10 +95,13 @@ module LeaseMachines
 
       # Operator action: clears the lease whoever holds it. The token
       # high-water mark stays, so the old holder is fenced at the resource.
-      # @return [Status, nil] the state before the release; nil when the
-      #   resource has no row (nothing was written)
+      # @return [Status, nil] the state before the release (its label read
+      #   just before the transaction, given only when it is the released
+      #   lease's); nil when the resource has no row (nothing was written)
       def force_release(name)
         name = Stores.resource_name(name)
+        labelled = labelled_for_reading?
+        read = labelled ? read_status(name) : nil
         transaction do |tx|
           columns, clock_ms = tx.lock(name, create: false)
           next nil unless columns
@@ -107,11 +111,12 @@ module LeaseMachines
           after = Checkpoint.exact(last_issued: before.last_issued, lease: nil,
                                    observed_ns: [before.observed_ns, clock_ns].max)
           after_columns = Native.row_columns(after)
-          tx.write(name, after_columns, exists: true) unless after == before
+          tx.write(name, after_columns, exists: true, label: labelled ? nil : HolderLabel::KEEP) unless after == before
           announce_release(tx, name) if before.lease
           notify(tx, name, nil, after_columns)
+          label = read.label if read&.lease && read.lease == before.lease
           Status.new(name: name, last_issued: before.last_issued, lease: before.lease,
-                     observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns).freeze
+                     observed_ns: before.observed_ns, updated_at: nil, clock_ns: clock_ns, label: label).freeze
         end
       end
 
@@ -154,11 +159,14 @@ module LeaseMachines
 
       # @api private: one decision in one transaction: lock, decide, write, hook, commit.
       # @param request [Native::Request]
-      def decide(name, request)
+      # @param label [String, nil] the holder's label ({HolderLabel}), written with a grant
+      def decide(name, request, label = nil)
+        label = stored_label(label)
         transaction do |tx|
           columns, clock_ms = tx.lock(name, create: true)
           decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
-          tx.write(name, after, exists: !columns.nil?) if after
+          written = after && HolderLabel.written(request, decision, after, label)
+          tx.write(name, after, exists: !columns.nil?, label: written) if after
           announce_release(tx, name) if after && decision.released?
           notify(tx, name, decision, after || columns)
           decision
@@ -174,7 +182,32 @@ module LeaseMachines
         status.checkpoint
       end
 
+      # @api private: whether the table has the label's column: asked once
+      # (again after {#setup!}), never while the table is missing. A table
+      # made before the column existed keeps working, unlabelled.
+      def labelled?
+        return @labelled unless @labelled.nil?
+
+        @labelled = label_columns?
+      end
+
+      # @api private: `label`, or {HolderLabel::UNSTORED} when the table has
+      # no column for it.
+      def stored_label(label)
+        labelled? ? label : HolderLabel::UNSTORED
+      end
+
       private
+
+      # {#labelled?} before a read: a server engine tells a failure to ask as a read's.
+      def labelled_for_reading?
+        labelled?
+      end
+
+      # After setup! (which adds the label's column), {#labelled?} asks again.
+      def schema_changed
+        @labelled = nil
+      end
 
       # Runs a decision within a server store's `timeout:` ({Deadline}), if it has one.
       def within(deadline, &)
@@ -248,11 +281,12 @@ module LeaseMachines
         statuses
       end
 
-      def build_status(name, columns, updated_at, clock_ms)
+      # `label`: the stored label's value as read (nil without the column).
+      def build_status(name, columns, updated_at, clock_ms, label = nil)
         checkpoint = Native.row_checkpoint(name, columns)
         Status.new(name: name, last_issued: checkpoint.last_issued, lease: checkpoint.lease,
                    observed_ns: checkpoint.observed_ns, updated_at: updated_at,
-                   clock_ns: clock_ms * NANOS_PER_MILLISECOND).freeze
+                   clock_ns: clock_ms * NANOS_PER_MILLISECOND, label: HolderLabel.read(label)).freeze
       end
     end
   end

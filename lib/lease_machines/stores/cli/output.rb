@@ -62,7 +62,7 @@ module LeaseMachines
           if @json
             @out.puts JSON.pretty_generate(release_hash(name, before))
           elsif lease
-            @out.puts "released #{name}: cleared the lease of owner #{lease.owner} (token #{lease.token}, " \
+            @out.puts "released #{name}: cleared the lease of #{holder(before)} (token #{lease.token}, " \
                       "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
                       "grant gets a greater token"
           else
@@ -117,7 +117,7 @@ module LeaseMachines
 
         def release_hash(name, before)
           lease = before.lease
-          { resource: name, released: !lease.nil?, holder: lease&.owner, token: lease&.token,
+          { resource: name, released: !lease.nil?, holder: lease&.owner, label: before.label, token: lease&.token,
             expires_at_ns: lease&.expires_at_ns, expires_in: lease && before.expires_in,
             last_issued: before.last_issued }
         end
@@ -128,7 +128,7 @@ module LeaseMachines
 
           lease = status.lease
           {
-            resource: status.name, holder: lease&.owner, token: lease&.token,
+            resource: status.name, holder: lease&.owner, label: lease && status.label, token: lease&.token,
             held: status.held?, expires_at: lease&.expires_at, expires_at_ns: lease&.expires_at_ns,
             expires_in: status.expires_in, last_issued: status.last_issued,
             observed: status.observed_ns / 1e9, observed_ns: status.observed_ns,
@@ -150,7 +150,12 @@ module LeaseMachines
           lease = status.lease
           return [status.name, "-", "-", "-", (status.last_issued || "-").to_s] unless lease
 
-          [status.name, lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
+          [status.name, status.label || lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
+        end
+
+        # "owner 7", and its label when it gave one.
+        def holder(status)
+          status.label ? "owner #{status.lease.owner} (#{status.label})" : "owner #{status.lease.owner}"
         end
 
         def expiry(status, prefix = "")

@@ -6,8 +6,8 @@ module LeaseMachines
       # The rows of one in-memory history, in the durable stores' encoding,
       # behind one Mutex; a write lands only when its block returns.
       class Database
-        # One stored row.
-        Row = Struct.new(:columns, :updated_at)
+        # One stored row: the five columns, the time of the last write, the holder's label.
+        Row = Struct.new(:columns, :updated_at, :label)
 
         # @return [#now_ns, #wait]
         attr_reader :clock
@@ -29,7 +29,7 @@ module LeaseMachines
           @mutex.synchronize do
             transaction = Transaction.new(self)
             result = yield transaction
-            transaction.writes.each { |name, columns| store(name, columns) }
+            transaction.writes.each { |name, (columns, label)| store(name, columns, label) }
             result
           end
         end
@@ -61,8 +61,8 @@ module LeaseMachines
 
         # Writes a row as given, bypassing every check (for tests of rows a
         # hand edit could leave); nil deletes it.
-        def put(name, columns)
-          @mutex.synchronize { columns.nil? ? @rows.delete(name) : store(name, columns) }
+        def put(name, columns, label = nil)
+          @mutex.synchronize { columns.nil? ? @rows.delete(name) : store(name, columns, label) }
         end
 
         # @return [Integer] how many resources have a row
@@ -93,9 +93,11 @@ module LeaseMachines
 
         private
 
-        def store(name, columns)
+        # `label`: {HolderLabel::KEEP} keeps the row's.
+        def store(name, columns, label)
           before = @rows[name]
-          @rows[name] = Row.new(columns.dup.freeze, Time.now.utc).freeze
+          label = before&.label if label == HolderLabel::KEEP
+          @rows[name] = Row.new(columns.dup.freeze, Time.now.utc, label).freeze
           return unless before&.columns&.[](1) && columns[1].nil?
 
           @releases[name] += 1

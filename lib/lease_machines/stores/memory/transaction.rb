@@ -6,7 +6,7 @@ module LeaseMachines
       # One decision transaction on a {Database}: what it reads is the
       # committed row; what it writes is kept until the transaction ends.
       class Transaction
-        # @return [Hash{String => Array}] the rows written, by name
+        # @return [Hash{String => Array}] the rows written, by name: [columns, label]
         attr_reader :writes
 
         def initialize(database)
@@ -22,11 +22,13 @@ module LeaseMachines
 
         # [the five stored columns (nil: no row), the clock in milliseconds]
         def lock(name, create:) # rubocop:disable Lint/UnusedMethodArgument -- the row is inserted by #write
-          [@writes.fetch(name) { @database.columns(name) }, @database.clock_ms]
+          [@writes[name]&.first || @database.columns(name), @database.clock_ms]
         end
 
-        def write(name, columns, exists:) # rubocop:disable Lint/UnusedMethodArgument -- one Hash for both
-          @writes[name] = columns
+        # `label`: the holder's label, nil, or {HolderLabel::KEEP}.
+        def write(name, columns, exists:, label:) # rubocop:disable Lint/UnusedMethodArgument -- one Hash for both
+          kept = @writes[name]
+          @writes[name] = [columns, label == HolderLabel::KEEP && kept ? kept.last : label]
         end
       end
     end

@@ -10,9 +10,9 @@ module LeaseMachines
       class FastPath < Stores::FastPath
         private
 
-        def commit(session, name, _request, before, decided)
+        def commit(session, name, _request, before, decided, label) # rubocop:disable Metrics/ParameterLists -- FastPath's
           decision, after = decided
-          write(session, name, before, after) ? decision : nil
+          write(session, name, before, after, label) ? decision : nil
         end
 
         # A session with autocommit off would neither see other decisions
@@ -29,9 +29,9 @@ module LeaseMachines
         end
 
         # @return [Boolean, nil] whether the compare-and-set wrote
-        def write(session, name, before, after)
+        def write(session, name, before, after, label)
           committed(session) do
-            session.query(before ? SQL.compare_and_set(name, before, after) : SQL.create(name, after))
+            session.query(before ? SQL.compare_and_set(name, before, after, label) : SQL.create(name, after, label))
             session.affected_rows == 1
           end
         end

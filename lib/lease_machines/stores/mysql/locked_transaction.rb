@@ -40,11 +40,12 @@ module LeaseMachines
           [values, Integer(@session.query(CLOCK_SQL).first.fetch(0), 10)]
         end
 
-        # Writes the five columns (decimal Strings or nil).
-        def write(name, columns, exists:)
+        # Writes the five columns (decimal Strings or nil), and the holder's
+        # label unless it is {HolderLabel::KEEP}.
+        def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
 
-          @session.query(SQL.update(name, columns))
+          @session.query(SQL.update(name, columns, label))
           count = @session.affected_rows
           return if count == 1
 

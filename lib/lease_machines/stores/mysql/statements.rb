@@ -28,10 +28,19 @@ module LeaseMachines
       INSERT_EMPTY_SQL = "INSERT IGNORE INTO #{TABLE} (name, updated_at) VALUES (%<name>s, #{NOW})".freeze
 
       STATUS_COLUMNS = "#{CLOCK_MS}, r.name, #{R_COLUMNS}, " \
-                       "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', r.updated_at)".freeze
+                       "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', r.updated_at), %<label>s".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = %<name>s".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON TRUE " \
                      "ORDER BY r.name".freeze
+      # How many columns the table has, and whether each of the label's is one of them.
+      LABEL_COLUMNS_SQL = "SELECT COUNT(*), COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::COLUMN}'), 0), " \
+                          "COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
+                          "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() " \
+                          "AND TABLE_NAME = '#{TABLE}'".freeze
+      # What setup! adds to a table made before them (MySQL 8 has no ADD COLUMN IF NOT EXISTS).
+      ADD_LABEL_COLUMNS_SQL = ["ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::COLUMN} VARBINARY(200) NULL".freeze,
+                               "ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::TOKEN_COLUMN} DECIMAL(20,0) NULL"
+                                 .freeze].freeze
       ENGINE_SQL = "SELECT ENGINE FROM information_schema.TABLES " \
                    "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '#{TABLE}'".freeze
 
@@ -66,28 +75,53 @@ module LeaseMachines
             format(INSERT_EMPTY_SQL, name: name(name))
           end
 
-          def status(name)
-            format(STATUS_SQL, name: name(name))
+          # `labelled`: the table has the holder label's column (NULL is read otherwise).
+          def status(name, labelled)
+            format(STATUS_SQL, name: name(name), label: status_label(labelled))
           end
 
-          # The row's new columns, by name.
-          def update(name, after)
+          def statuses(labelled)
+            format(STATUSES_SQL, label: status_label(labelled))
+          end
+
+          # A holder's label as a hex literal (its bytes, nothing to escape), or NULL.
+          def label(label)
+            label.nil? ? "NULL" : "X'#{label.unpack1('H*')}'"
+          end
+
+          # The row's new columns, by name, and the holder's label unless
+          # `label` is {HolderLabel::KEEP}.
+          def update(name, after, label)
             sets = COLUMNS.zip(after).map { |column, value| "#{column} = #{decimal(value)}" }.join(", ")
+            unless label == HolderLabel::KEEP
+              sets += ", #{HolderLabel::COLUMN} = #{label(label)}, #{HolderLabel::TOKEN_COLUMN} = #{decimal(after[2])}"
+            end
             "UPDATE #{TABLE} SET #{sets}, updated_at = #{NOW} WHERE name = #{name(name)}"
           end
 
           # Writes only when the row still holds `before` (`<=>`: NULL-safe).
           # UPDATE reads the newest committed row (InnoDB's current read).
-          def compare_and_set(name, before, after)
+          def compare_and_set(name, before, after, label)
             same = COLUMNS.zip(before).map { |column, value| "#{column} <=> #{decimal(value)}" }.join(" AND ")
-            "#{update(name, after)} AND #{same}"
+            "#{update(name, after, label)} AND #{same}"
           end
 
           # A new resource's first row; ignored (0 rows) when another decision
           # created it first.
-          def create(name, after)
+          def create(name, after, label)
             values = after.map { |value| decimal(value) }.join(", ")
-            "INSERT IGNORE INTO #{TABLE} (name, #{COLUMN_LIST}, updated_at) VALUES (#{name(name)}, #{values}, #{NOW})"
+            columns = COLUMN_LIST
+            unless label == HolderLabel::KEEP
+              columns = "#{columns}, #{HolderLabel::COLUMN}, #{HolderLabel::TOKEN_COLUMN}"
+              values = "#{values}, #{label(label)}, #{decimal(after[2])}"
+            end
+            "INSERT IGNORE INTO #{TABLE} (name, #{columns}, updated_at) VALUES (#{name(name)}, #{values}, #{NOW})"
+          end
+
+          private
+
+          def status_label(labelled)
+            labelled ? HolderLabel.shown_sql("r.") : "NULL"
           end
         end
       end

@@ -13,7 +13,7 @@ module LeaseMachines
           @statements = statements
         end
 
-        def decide(name, request, tokens)
+        def decide(name, request, tokens, label)
           super
         rescue IOError => e # the driver's socket closed under it (no code of the caller's runs here)
           raise @failures.unavailable(e)
@@ -23,14 +23,14 @@ module LeaseMachines
 
         # @return [Decision, nil] the decision once written, the refusal of
         #   a contended grant, or nil when the row is no longer what was read
-        def commit(session, name, request, before, decided)
+        def commit(session, name, request, before, decided, label) # rubocop:disable Metrics/ParameterLists -- FastPath's
           decision, after = decided
           refusal = request.on_contention if before && decision.granted?
           unless refusal
-            return write(session, name, before, after, notify: decision.released?) ? decision : nil
+            return write(session, name, before, after, label, notify: decision.released?) ? decision : nil
           end
 
-          case claim(session, name, before, after)
+          case claim(session, name, before, after, label)
           when :written then decision
           when :contended then refusal
           end
@@ -47,24 +47,32 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set (a release's also notifies, delivered on commit).
+        # The compare-and-set (a release's also notifies, delivered on
+        # commit), with the holder's label unless `label` is KEEP.
         # @return [Boolean] whether it wrote
-        def write(session, name, before, after, notify:)
+        def write(session, name, before, after, label, notify:) # rubocop:disable Metrics/ParameterLists -- the row's parts
+          kept = label == HolderLabel::KEEP
           params = before ? [name, *after, *before] : [name, *after]
+          params << label unless kept
           sql = if before.nil?
-                  CREATE_SQL
+                  kept ? CREATE_SQL : CREATE_LABELLED_SQL
+                elsif notify
+                  kept ? CAS_NOTIFY_SQL : CAS_NOTIFY_LABELLED_SQL
                 else
-                  notify ? CAS_NOTIFY_SQL : CAS_SQL
+                  kept ? CAS_SQL : CAS_LABELLED_SQL
                 end
           committed(session) { @statements.run(session, sql, params, bounded: true).cmd_tuples == 1 } || false
         end
 
         # A grant's compare-and-set that skips a row another decision is
         # writing. @return [Symbol, nil] :written, :contended, or nil
-        def claim(session, name, before, after)
+        def claim(session, name, before, after, label)
+          kept = label == HolderLabel::KEEP
+          sql = kept ? CAS_UNLESS_LOCKED_SQL : CAS_UNLESS_LOCKED_LABELLED_SQL
+          params = [name, *after, *before]
+          params << label unless kept
           committed(session) do
-            written, same = @statements.run(session, CAS_UNLESS_LOCKED_SQL, [name, *after, *before], bounded: true)
-                                       .values.first
+            written, same = @statements.run(session, sql, params, bounded: true).values.first
             if written == "t" then :written
             elsif same == "t" then :contended
             end

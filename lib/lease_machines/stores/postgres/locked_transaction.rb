@@ -45,11 +45,16 @@ module LeaseMachines
           @connection.exec_params(NOTIFY_SQL, [name])
         end
 
-        # Writes the five columns (decimal Strings or nil).
-        def write(name, columns, exists:)
+        # Writes the five columns (decimal Strings or nil), and the holder's
+        # label unless it is {HolderLabel::KEEP}.
+        def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
 
-          result = @connection.exec_params(UPDATE_SQL, [name, *columns])
+          result = if label == HolderLabel::KEEP
+                     @connection.exec_params(UPDATE_SQL, [name, *columns])
+                   else
+                     @connection.exec_params(UPDATE_LABELLED_SQL, [name, *columns, label])
+                   end
           return if result.cmd_tuples == 1
 
           raise @failures.row_count("updating", name, result.cmd_tuples)

@@ -10,7 +10,10 @@ module LeaseMachines
       class PreparedStatements
         # Looked up by identity: every call passes one of these frozen
         # constants, and hashing a statement's text on every call costs more.
-        NAMES = [READ_SQL, CLOCK_SQL, CAS_SQL, CAS_UNLESS_LOCKED_SQL, CREATE_SQL, CAS_NOTIFY_SQL]
+        UNLABELLED = [READ_SQL, CLOCK_SQL, CAS_SQL, CAS_UNLESS_LOCKED_SQL, CREATE_SQL, CAS_NOTIFY_SQL].freeze
+        # Prepared only on a table with the holder label's column (they name it).
+        LABELLED = LABELLED_SQL.keys.freeze
+        NAMES = (UNLABELLED + LABELLED)
                 .to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.compare_by_identity.freeze
         SESSIONS = ObjectSpace::WeakMap.new
 
@@ -20,8 +23,11 @@ module LeaseMachines
         #   statement's lock wait
         # @param statement_timeout_ms [Integer, nil] the bound of every
         #   statement (and of preparing them)
-        def initialize(prepared, lock_timeout_ms, statement_timeout_ms, failures)
+        # @param labelled [#call] whether the store knows its table has the
+        #   holder label's column (its statements are prepared too)
+        def initialize(prepared, lock_timeout_ms, statement_timeout_ms, failures, labelled:)
           @prepared = prepared
+          @labelled = labelled
           @lock_timeout_ms = lock_timeout_ms
           @statement_timeout_ms = statement_timeout_ms
           @failures = failures
@@ -83,7 +89,10 @@ module LeaseMachines
 
           present = conn.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lease\\_machines\\_%'")
                         .column_values(0)
-          NAMES.each { |sql, name| prepare(conn, name, sql) unless present.include?(name) }
+          (@labelled.call ? NAMES.keys : UNLABELLED).each do |sql|
+            name = NAMES.fetch(sql)
+            prepare(conn, name, sql) unless present.include?(name)
+          end
           SESSIONS[conn] = pid
           true
         end
@@ -97,11 +106,13 @@ module LeaseMachines
         end
 
         # The statement with its parameters as SQL literals: the resource
-        # name (quoted by libpq) or a decimal String this store made.
+        # name and the holder's label (quoted by libpq) or a decimal String
+        # this store made.
         def inline(conn, sql, params)
+          label_at = LABELLED_SQL.key?(sql) ? params.size - 1 : nil
           literals = params.each_with_index.map do |value, index|
             if value.nil? then "NULL"
-            elsif index.zero? then conn.escape_literal(value)
+            elsif index.zero? || index == label_at then conn.escape_literal(value)
             elsif value.match?(/\A[0-9]+\z/) then value
             else
               raise Failures.internal("parameter #{index + 1} is not a decimal: #{value.inspect}")

@@ -16,8 +16,13 @@ module LeaseMachines
       LOCK_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
                  "FROM (SELECT #{COLUMNS} FROM #{TABLE} WHERE name = $1 FOR UPDATE) AS r".freeze
       INSERT_SQL = "INSERT INTO #{TABLE} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING".freeze
-      UPDATE_SQL = "UPDATE #{TABLE} SET last_issued = $2, lease_owner = $3, lease_token = $4, " \
-                   "lease_expires_at_ns = $5, observed_ns = $6, updated_at = clock_timestamp() WHERE name = $1".freeze
+      SET_COLUMNS = "last_issued = $2, lease_owner = $3, lease_token = $4, lease_expires_at_ns = $5, " \
+                    "observed_ns = $6, updated_at = clock_timestamp()"
+      UPDATE_SQL = "UPDATE #{TABLE} SET #{SET_COLUMNS} WHERE name = $1".freeze
+      # A grant's and a release's write, with the holder's label ($7) and
+      # the token it labels (the lease's, $4).
+      UPDATE_LABELLED_SQL = "UPDATE #{TABLE} SET #{SET_COLUMNS}, #{HolderLabel::COLUMN} = $7, " \
+                            "#{HolderLabel::TOKEN_COLUMN} = $4 WHERE name = $1".freeze
 
       # Read without casts: the fast path decodes them with PG::TypeMapAllStrings.
       READ_SQL = "SELECT #{COLUMNS}, #{CLOCK_MS} FROM #{TABLE} WHERE name = $1".freeze
@@ -28,17 +33,26 @@ module LeaseMachines
       SAME_SQL = "(#{COLUMNS}) IS NOT DISTINCT FROM ($7::numeric, $8::numeric, $9::numeric, $10::numeric, " \
                  "$11::numeric)".freeze
       CAS_SQL = "#{UPDATE_SQL} AND #{SAME_SQL}".freeze
+      # The same writing the holder's label ($12): a grant's and a release's.
+      CAS_LABELLED_SQL = "UPDATE #{TABLE} SET #{SET_COLUMNS}, #{HolderLabel::COLUMN} = $12, " \
+                         "#{HolderLabel::TOKEN_COLUMN} = $4 WHERE name = $1 AND #{SAME_SQL}".freeze
       # A grant's compare-and-set that skips a row another decision's write
       # holds (SKIP LOCKED). Answers (written, same): f,t skipped; f,f
       # changed, and then nothing was locked either (a row lock gives the
       # statement a transaction id, whose commit would wait for a flush).
-      CAS_UNLESS_LOCKED_SQL = "WITH target AS (SELECT name FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL} " \
-                              "FOR UPDATE SKIP LOCKED), " \
-                              "written AS (#{CAS_SQL} AND name IN (SELECT name FROM target) RETURNING name) " \
-                              "SELECT EXISTS (SELECT 1 FROM written), " \
-                              "EXISTS (SELECT 1 FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL})".freeze
+      CAS_UNLESS_LOCKED = lambda do |cas|
+        "WITH target AS (SELECT name FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL} FOR UPDATE SKIP LOCKED), " \
+        "written AS (#{cas} AND name IN (SELECT name FROM target) RETURNING name) " \
+        "SELECT EXISTS (SELECT 1 FROM written), " \
+        "EXISTS (SELECT 1 FROM #{TABLE} WHERE name = $1 AND #{SAME_SQL})".freeze
+      end
+      CAS_UNLESS_LOCKED_SQL = CAS_UNLESS_LOCKED.call(CAS_SQL)
+      CAS_UNLESS_LOCKED_LABELLED_SQL = CAS_UNLESS_LOCKED.call(CAS_LABELLED_SQL)
       CREATE_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) " \
                    "ON CONFLICT (name) DO NOTHING".freeze
+      CREATE_LABELLED_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}, #{HolderLabel::COLUMN}, " \
+                            "#{HolderLabel::TOKEN_COLUMN}) VALUES ($1, $2, $3, $4, $5, $6, $7, $4) " \
+                            "ON CONFLICT (name) DO NOTHING".freeze
 
       # The channel of resource $1 ({Listener.channel} computes the same in
       # Ruby); the payload is the name itself.
@@ -47,12 +61,27 @@ module LeaseMachines
       # A release's compare-and-set, NOTIFY only when written (delivered on commit).
       CAS_NOTIFY_SQL = "WITH written AS (#{CAS_SQL} RETURNING name) " \
                        "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
+      CAS_NOTIFY_LABELLED_SQL = "WITH written AS (#{CAS_LABELLED_SQL} RETURNING name) " \
+                                "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
+      # The fast path's statements that write the label: its value is their
+      # last parameter, text (the others after the name are decimals).
+      LABELLED_SQL = [CAS_LABELLED_SQL, CAS_UNLESS_LOCKED_LABELLED_SQL, CREATE_LABELLED_SQL, CAS_NOTIFY_LABELLED_SQL]
+                     .to_h { |sql| [sql, true] }.compare_by_identity.freeze
 
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
-                       "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text".freeze
+                       "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text, " \
+                       "#{HolderLabel.shown_sql('r.')}".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = $1".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON true " \
                      "ORDER BY r.name COLLATE \"C\"".freeze
+      # The same of a table made before the label's columns (NULL in its place).
+      UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
+      UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
+      # How many columns the store's table (through the search_path) has,
+      # and how many of them are the label's.
+      LABEL_COLUMNS_SQL = "SELECT count(*)::text, (count(*) FILTER (WHERE attname IN ('#{HolderLabel::COLUMN}', " \
+                          "'#{HolderLabel::TOKEN_COLUMN}')))::text FROM pg_attribute " \
+                          "WHERE attrelid = to_regclass('#{TABLE}') AND attnum > 0 AND NOT attisdropped".freeze
     end
   end
 end

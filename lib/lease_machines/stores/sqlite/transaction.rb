@@ -25,9 +25,14 @@ module LeaseMachines
           [@statements.run(LOCK_SQL, name), @store.clock_ms]
         end
 
-        # Writes the five columns (decimal Strings or nil).
-        def write(name, columns, exists:)
-          @statements.run(exists ? UPDATE_SQL : INSERT_SQL, name, *columns)
+        # Writes the five columns (decimal Strings or nil), and the holder's
+        # label unless it is {HolderLabel::KEEP}.
+        def write(name, columns, exists:, label:)
+          if label == HolderLabel::KEEP
+            @statements.run(exists ? UPDATE_SQL : INSERT_SQL, name, *columns)
+          else
+            @statements.run(exists ? UPDATE_LABELLED_SQL : INSERT_LABELLED_SQL, name, *columns, label)
+          end
           return if @connection.changes == 1
 
           raise @failures.row_count("writing", name, @connection.changes)
