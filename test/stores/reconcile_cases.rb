@@ -55,7 +55,7 @@ module LeaseMachines
       token = @store.authority(reissued).acquire(owner: 12, ttl: 60).lease.token # 1 again, to owner 12
       guard(reissued, token, owner: 7) # owner 7 wrote with 1 before the failover
       kept = unique_name("reconcile")
-      lease = @store.authority(kept).acquire(owner: 7, ttl: 60).lease
+      lease = @store.authority(kept).acquire(owner: 7, ttl: 60, label: "web-1 pid 7").lease
       guard(kept, lease.token, owner: 7)
 
       assert_equal token, reconciled(reissued).last_issued
@@ -65,6 +65,7 @@ module LeaseMachines
 
       refute_predicate reconciled(kept), :changed?
       assert_equal lease, @store.authority(kept).checkpoint.lease
+      assert_equal "web-1 pid 7", @store.status(kept).label, "a lease kept keeps its holder's label"
       assert_predicate @store.authority(kept).renew(owner: 7, token: lease.token, ttl: 60), :renewed?
     end
 

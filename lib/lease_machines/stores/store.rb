@@ -238,12 +238,14 @@ module LeaseMachines
       # One resource of {#reconcile}, locked as a force release is.
       def raise_to(mark)
         name = Stores.resource_name(mark.resource)
+        labelled = labelled?
         transaction do |tx|
           columns, = tx.lock(name, create: true)
           before, after, voided = Native.row_reconciled(name, columns, mark.highest, mark.owner)
           unless after == before
             after_columns = Native.row_columns(after)
-            tx.write(name, after_columns, exists: !columns.nil?)
+            # A lease cleared takes its holder's label with it.
+            tx.write(name, after_columns, exists: !columns.nil?, label: voided && labelled ? nil : HolderLabel::KEEP)
             announce_release(tx, name) if voided
             notify(tx, name, nil, after_columns)
           end
