@@ -28,12 +28,14 @@ module LeaseMachines
       private :sleep
     end
 
+    STILL = -> { 1_800_000_000_000 }
+
     def setup
       @dir = Dir.mktmpdir("lease_machines_waiters")
       @path = File.join(@dir, "leases.sqlite3")
       # A store clock that stands still: every grant after a release falls in
       # the fairness window, however slowly the machine runs.
-      @store = Stores::SQLite.new(@path, clock: -> { 1_800_000_000_000 }).setup!
+      @store = Stores::SQLite.new(@path, clock: STILL).setup!
       @store.singleton_class.prepend(CountedPauses)
     end
 
@@ -86,9 +88,37 @@ module LeaseMachines
       assert_nil @store.pauses
     end
 
-    def test_a_read_only_store_makes_no_file
+    def test_its_own_want_does_not_make_a_process_pause
+      other = Stores::SQLite.new(@path, clock: STILL).tap { |store| store.authority("r").acquire(owner: 2, ttl: 30) }
+      refute_predicate @store.authority("r").acquire(owner: 1, ttl: 30), :granted? # stamps r as wanted, by this process
+      other.force_release("r")
+      cycle(20)
+
+      assert_nil @store.pauses
+    ensure
+      other&.close
+    end
+
+    def test_a_waiter_taking_what_another_process_released_does_not_pause
+      with_child(-> { loop { @store_in_child.await_handover("r", 30) } }) do
+        20.times do
+          other = Stores::SQLite.new(@path, clock: STILL)
+          lease = other.authority("r").acquire(owner: 2, ttl: 30).lease
+          other.authority("r").release(owner: 2, token: lease.token)
+          other.close
+          assert_predicate @store.authority("r").acquire(owner: 1, ttl: 30), :granted?
+          @store.force_release("r")
+        end
+
+        assert_nil @store.pauses, "only the process that released takes its turn"
+      end
+    end
+
+    def test_a_read_only_store_is_refused_without_a_stamp_and_makes_no_file
+      @store.authority("r").acquire(owner: 2, ttl: 30)
       FileUtils.rm_f("#{@path}-waiters")
       readonly = Stores::SQLite.new(@path, readonly: true)
+      assert_equal :occupied, readonly.authority("r").acquire(owner: 1, ttl: 30).reason
       readonly.await_handover("r", 0.05)
 
       refute_path_exists "#{@path}-waiters"

@@ -16,9 +16,10 @@ module LeaseMachines
       # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
       CLOCK_MAX_MS = U64_MAX / NANOS_PER_MILLISECOND
-      # See #take_turn.
-      HANDOVER_WINDOW_NS = 2 * NANOS_PER_MILLISECOND
-      HANDOVER_JITTER = 0.001
+      # See #take_turn: how recent a release of this process's counts
+      # (seconds), and the longest pause (twice a waiter's shortest poll).
+      HANDOVER_WINDOW = 0.002
+      HANDOVER_JITTER = 2 * HANDOVER_POLL
       MISSING_TABLE_HINT = lambda do |error|
         error.message.include?("no such table: #{TABLE}") ? "; create the table with store.setup!" : ""
       end
@@ -67,6 +68,7 @@ module LeaseMachines
         @failures = Failures.new("SQLite", shown_path(@path), driver: driver, server: false)
         @connection = ProcessLocal.new { Connection.open(@path, @busy_timeout_ms, @failures, readonly: readonly) }
         @waiters = Waiters.new(@path) unless readonly
+        @last_release = nil # [name, monotonic seconds]: this process's last release (#take_turn)
       end
       # rubocop:enable Metrics/ParameterLists
 
@@ -75,34 +77,39 @@ module LeaseMachines
       # writes nothing never takes the write lock. Anything else is decided
       # (again) in one BEGIN IMMEDIATE transaction ({Store#decide}).
       def decide(name, request, label = nil)
-        return super if before_commit || !request.grant?
+        return released(name, super) if before_commit || !request.grant?
 
         columns, clock = @mutex.synchronize do
           connection = @connection.current
           [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
         end
         decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND, tokens)
-        @waiters.want(name) if decision.reason == :occupied
+        @waiters&.want(name) if decision.reason == :occupied
         return decision unless after
 
-        take_turn(name, columns, clock) if decision.granted?
+        take_turn(name) if decision.granted?
         super
       rescue ::SQLite3::Exception => e
         raise @failures.failed(e, Failures::NOT_WRITTEN)
       end
 
-      # Handover fairness: a grant of a resource released within the last
-      # HANDOVER_WINDOW waits a jittered moment before the write lock, so the
-      # releasing process (on the CPU, it would win nearly every time) and its
-      # waiters draw lots; only while another process wants it ({Waiters}).
-      def take_turn(name, columns, clock)
-        return unless columns && columns.fetch(1).nil?
-
-        # Recent on the store clock (a row written at a caller's far `now:` is not).
-        since_ns = (clock * NANOS_PER_MILLISECOND) - Integer(columns.fetch(4), 10)
-        return unless since_ns.between?(0, HANDOVER_WINDOW_NS) && @waiters.wanted?(name)
+      # Handover fairness: this process taking back a resource it released
+      # within the last HANDOVER_WINDOW first pauses a jittered moment, up to
+      # two of a waiter's polls, so that a waiter (polling every 4-8 ms) gets
+      # its turn; only while another process wants it ({Waiters}). Without
+      # it the releasing process, on the CPU, took back nearly every lease.
+      def take_turn(name)
+        released, at = @last_release
+        return unless released == name && monotonic - at < HANDOVER_WINDOW && @waiters&.wanted?(name)
 
         sleep(rand * HANDOVER_JITTER)
+      end
+
+      # Notes this process's last release (for {#take_turn}).
+      # @return [Decision] the decision
+      def released(name, decision)
+        @last_release = [name, monotonic].freeze if decision.released?
+        decision
       end
 
       # Creates the table when it is missing, and adds the holder label's
@@ -154,6 +161,10 @@ module LeaseMachines
       end
 
       private
+
+      def monotonic
+        Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      end
 
       # A waiter says at each poll that it wants the resources ({Waiters});
       # a read-only store says nothing.

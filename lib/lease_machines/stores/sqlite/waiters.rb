@@ -6,12 +6,13 @@ module LeaseMachines
   module Stores
     class SQLite < Store
       # Whether another process wants a resource right now, told through a
-      # small file beside the database (`<database>-waiters`, 4 KiB, never
+      # small file beside the database (`<database>-waiters`, 8 KiB, never
       # synced): a process that was refused a resource as occupied, or that
-      # polls for its release ({Store#await_handover}), writes the time into
-      # the resource's slot of the file (CLOCK_MONOTONIC, one clock for every
-      # process of the host), at most once a millisecond. A grant that would
-      # take its turn ({SQLite#take_turn}) reads the slot: only a stamp of
+      # polls for its release ({Store#await_handover}), writes the time
+      # (CLOCK_MONOTONIC, one clock for every process of the host) and its pid
+      # into the resource's slot of the file, at most once a millisecond. A
+      # process about to take back what it has just released
+      # ({SQLite#take_turn}) reads the slot: only another process's stamp of
       # the last {RECENT} makes it pause. So a process taking and giving back
       # a lease nobody else wants never pauses. Names share the file's slots
       # by a hash: a collision costs a pause, never a decision. When the file
@@ -19,7 +20,7 @@ module LeaseMachines
       # every resource: the pause is taken as before.
       class Waiters
         SLOTS = 512
-        STAMP = 8 # bytes: a little-endian unsigned microsecond count
+        STAMP = 16 # bytes: microseconds and a pid, little-endian unsigned
         # How long a stamp counts, in microseconds: longer than a waiter's
         # poll (at most 8 ms) and a refused try's pause.
         RECENT = 20_000
@@ -45,19 +46,19 @@ module LeaseMachines
           return if now - @stamped.fetch(slot, -RESTAMP) < RESTAMP
 
           @stamped[slot] = now
-          file.pwrite([now].pack("Q<"), slot * STAMP)
+          file.pwrite([now, Process.pid].pack("Q<Q<"), slot * STAMP)
         rescue SystemCallError
           nil # an unwritable file only loses this one stamp
         end
 
-        # @return [Boolean] whether a process stamped `name` within {RECENT}
-        #   (this one's own stamps count too), or the file cannot tell
+        # @return [Boolean] whether another process stamped `name` within
+        #   {RECENT}, or the file cannot tell
         def wanted?(name)
           file = current
           return true unless file
 
-          stamp = file.pread(STAMP, slot(name) * STAMP).unpack1("Q<")
-          now_us - stamp < RECENT
+          stamp, pid = file.pread(STAMP, slot(name) * STAMP).unpack("Q<Q<")
+          pid != Process.pid && now_us - stamp < RECENT
         rescue SystemCallError, EOFError
           true
         end
@@ -77,7 +78,7 @@ module LeaseMachines
           Process.clock_gettime(Process::CLOCK_MONOTONIC, :microsecond)
         end
 
-        # Opened at its full size (zeros: nobody stamped), so every slot reads 8 bytes.
+        # Opened at its full size (zeros: nobody stamped), so every slot reads whole.
         def open_file
           file = File.open(@path, File::RDWR | File::CREAT | File::BINARY, 0o644)
           file.truncate(SLOTS * STAMP) if file.size < SLOTS * STAMP
