@@ -52,6 +52,9 @@ namespace :bench do
   desc "Concurrency limits: 8 processes on hold(limit: 3) against limit: 1, on SQLite"
   task(limits: :compile) { BenchTasks.run("limits_bench.rb") }
 
+  desc "SQLite: how often hold(wait:) hands the lease back to the process that released it"
+  task(handback: :compile) { BenchTasks.run("handback_bench.rb") }
+
   desc "What a Metrics registry costs hold { }: nothing subscribed, an empty subscriber, Metrics installed"
   task(metrics: :compile) { BenchTasks.run("metrics_bench.rb") }
 
