@@ -2,10 +2,11 @@
 
 # The Debian version matrix (script/matrix): the Ruby suite against the Ruby,
 # ActiveRecord, sqlite3, pg and PostgreSQL of bookworm (this host), trixie and
-# sid, the last two in chroots under tmp/matrix/ built on first use, and the
-# MySQL suites against sid's MySQL 9 (mysql9). Needs root.
+# sid, the last two in chroots under tmp/matrix/ built on first use, what Ruby
+# 3.4 can run in the sid root (ruby34), and the MySQL suites against sid's
+# MySQL 9 (mysql9). Needs root.
 #
-#   rake matrix            all four; fails if any fails
+#   rake matrix            all five; fails if any fails
 #   rake matrix:trixie     one
 #   rake matrix:mysql9     the MySQL suites against sid's MySQL 9 (mysql-server) in a
 #                          root of its own, from the sid root's Ruby and mysql2
@@ -91,5 +92,5 @@ namespace :matrix do
   task(:mysql9) { sh MATRIX_SCRIPT, "mysql9" }
 end
 
-desc "Run the Ruby suite on bookworm, trixie and sid, and the MySQL suites on MySQL 9 (script/matrix all)"
+desc "Run the Ruby suite on bookworm, trixie, sid and Ruby 3.4, and the MySQL suites on MySQL 9 (script/matrix all)"
 task(:matrix) { sh MATRIX_SCRIPT, "all" }
