@@ -2,10 +2,11 @@
 
 # The Debian version matrix (script/matrix): the Ruby suite against the Ruby,
 # ActiveRecord, sqlite3, pg and PostgreSQL of bookworm (this host), trixie and
-# sid, the last two in chroots under tmp/matrix/ built on first use, and the
-# MySQL suites against sid's MySQL 9 (mysql9). Needs root.
+# sid, the last two in chroots under tmp/matrix/ built on first use, what Ruby
+# 3.4 can run in the sid root (ruby34), and the MySQL suites against sid's
+# MySQL 9 (mysql9). Needs root.
 #
-#   rake matrix            all four; fails if any fails
+#   rake matrix            all five; fails if any fails
 #   rake matrix:trixie     one
 #   rake matrix:mysql9     the MySQL suites against sid's MySQL 9 (mysql-server) in a
 #                          root of its own, from the sid root's Ruby and mysql2
@@ -52,11 +53,37 @@ Rake::TestTask.new("test:matrix") do |t|
 end
 task "test:matrix" => [:compile, "test:mysql"]
 
+# What `script/matrix ruby34` runs under experimental's Ruby 3.4 in the sid
+# root (script/matrix.d/run-ruby34): test:matrix's files minus the ones that
+# need a gem with a C extension Debian builds for Ruby 3.3 alone and that
+# cannot be rebuilt there (no source package on the mirror): pg (the files
+# that test PostgreSQL, alone or beside SQLite), mysql2, sidekiq (it needs
+# json >= 2.16, Debian's json 3.1; docs/JOBS.md's examples) and the Rails app
+# (nokogiri). sqlite3 is rebuilt for Ruby 3.4 from its source package: the
+# SQLite and memory store contracts and the SQLite fence suite run.
+RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY = FileList[
+  "test/fences/*_test.rb", "test/stores/*_test.rb", "test/jobs/*_test.rb", "test/rails/*_test.rb",
+  "test/runtime/{interrupted_acquire,limit_processes,real_processes}_test.rb", "test/testing/modes_test.rb",
+  "test/docs/guides_test.rb"
+].exclude("test/fences/{refusal_events,sqlite_guard}_test.rb",
+          "test/stores/{resource_name,row_codec,sqlite_waiters,sqlite_store,memory_store}_test.rb",
+          "test/jobs/active_job_test_helper_test.rb", "test/rails/log_subscriber_test.rb")
+
+Rake::TestTask.new("test:ruby34") do |t|
+  t.description = "Run what Ruby 3.4 can run in the sid root (script/matrix ruby34)"
+  t.libs << "test" << "lib"
+  t.test_files = FileList["test/**/*_test.rb"] - MYSQL_TEST_FILES - CHAOS_TEST_FILES - MATRIX_SAME_IN_EVERY_VERSION -
+                 RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY
+  t.warning = true
+end
+task "test:ruby34" => :compile
+
 namespace :matrix do
   {
     "bookworm" => "this host's Debian 12 packages (Ruby 3.1, ActiveRecord 6.1, PostgreSQL 15)",
     "trixie" => "a Debian 13 chroot (Ruby 3.3, ActiveRecord 7.2, sqlite3 1.7, pg 1.5, PostgreSQL 17)",
-    "sid" => "a Debian sid chroot (the newest: sqlite3 2.x, pg 1.7, PostgreSQL 18)"
+    "sid" => "a Debian sid chroot (the newest: sqlite3 2.x, pg 1.7, PostgreSQL 18)",
+    "ruby34" => "experimental's Ruby 3.4 in the sid chroot (the files needing no pg, mysql2, sidekiq or Rails app)"
   }.each do |env, what|
     desc "Run the Ruby suite with #{what}"
     task(env) { sh MATRIX_SCRIPT, env }
@@ -71,5 +98,5 @@ namespace :matrix do
   task(:mysql9) { sh MATRIX_SCRIPT, "mysql9" }
 end
 
-desc "Run the Ruby suite on bookworm, trixie and sid, and the MySQL suites on MySQL 9 (script/matrix all)"
+desc "Run the Ruby suite on bookworm, trixie, sid and Ruby 3.4, and the MySQL suites on MySQL 9 (script/matrix all)"
 task(:matrix) { sh MATRIX_SCRIPT, "all" }

@@ -9,8 +9,9 @@
 #   rake gem:native:aarch64-linux     a platform gem, built with `cargo rustc --target <triple>`
 #   rake gem:smoke                    build both gems for this machine, install, require, check
 #   rake "gem:smoke:install[pkg/x.gem]"  smoke-test one built gem (CI, other platforms)
-#   rake gem:fat                      the x86_64-linux gem for this Ruby and trixie's 3.3 (needs
-#                                     root: script/matrix lib/smoke trixie), smoke-tested in both
+#   rake gem:fat                      the x86_64-linux gem for this Ruby, trixie's 3.3 and Ruby 3.4
+#                                     (needs root: script/matrix lib/smoke trixie and ruby34),
+#                                     smoke-tested under each
 #   rake gem:aarch64                  the aarch64-linux gem, cross-compiled, smoke-tested under qemu
 #                                     (needs root: script/matrix arm64)
 #
@@ -98,13 +99,14 @@ task "gem:smoke" => (fat ? %w[gem gem:fat gem:aarch64] : %i[gem native]) do
   end
 end
 
-# The fat x86_64-linux gem: this host's Ruby (bookworm's 3.1) and trixie's 3.3,
-# whose library is compiled inside the trixie root with its Ruby's headers
-# (script/matrix lib trixie); installed without cargo and smoke-tested here
-# and inside the trixie root (script/matrix smoke trixie GEM).
-FAT_GEM_ENVS = %w[trixie].freeze
+# The fat x86_64-linux gem: this host's Ruby (bookworm's 3.1), trixie's 3.3
+# and experimental's 3.4 (in the sid root), each library compiled inside its
+# root with its Ruby's headers (script/matrix lib trixie, lib ruby34);
+# installed without cargo and smoke-tested here and inside each root
+# (script/matrix smoke trixie GEM, smoke ruby34 GEM).
+FAT_GEM_ENVS = %w[trixie ruby34].freeze
 
-desc "Build pkg/lease_machines-VERSION-x86_64-linux.gem for this Ruby and trixie's (#{FAT_GEM_ENVS.join(', ')}), " \
+desc "Build pkg/lease_machines-VERSION-x86_64-linux.gem for this Ruby and those of #{FAT_GEM_ENVS.join(', ')}, " \
      "smoke-test it here and there"
 task "gem:fat" => %w[gem:native:x86_64-linux:clear gem:native:x86_64-linux:lib] do
   matrix = File.join(LeaseMachinesPackaging::ROOT, "script", "matrix")

@@ -29,10 +29,17 @@ release_packages() {
   case "$1" in
     bookworm) ;; # the host: bin/setup installs its packages (MariaDB 10.11)
     trixie) echo mariadb-server ;;
-    sid) echo mariadb-server ;;
+    sid) echo mariadb-server "${ruby34_packages[*]}" ;;
     arm64) ;;
   esac
 }
+
+# Ruby 3.4 in the sid root (script/matrix ruby34): experimental's ruby3.4, and
+# what rebuilding Debian's sqlite3 gem for it takes (its source package, read
+# by apt-get source: dpkg-dev unpacks it; libsqlite3-dev). Only sqlite3's
+# source package is on the mirror; sid's pg, mysql2, json (sidekiq) and
+# nokogiri (the Rails app) are built for Ruby 3.3 alone (script/matrix.d/run-ruby34).
+ruby34_packages=(ruby3.4/experimental ruby3.4-dev/experimental dpkg-dev libsqlite3-dev)
 
 # The arm64 root (Debian bookworm for arm64, run under qemu through proot)
 # holds Ruby and the gems the smoke test and the tests needing no server need; it has no
@@ -126,6 +133,7 @@ ensure_packages() {
   # The mirror may serve a suite whose Release has passed its Valid-Until (sid
   # here was weeks old): accept it. Signatures are still checked.
   echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99matrix"
+  case " $wanted " in *"/experimental "*) experimental_sources ;; esac
   say "apt-get install ${#packages[@]} packages and their dependencies (a few minutes; log in $dir/apt.log)"
   {
     in_root apt-get update -q &&
@@ -137,6 +145,17 @@ ensure_packages() {
     fail "apt-get failed"
   }
   echo "$wanted" >"$dir/packages.stamp"
+}
+
+# A root that takes a package from experimental (packagename/experimental)
+# gets experimental at the lowest priority, so nothing else comes from it,
+# and the sources of its own suite (apt-get source).
+experimental_sources() {
+  local suite
+  suite="$(cut -d' ' -f1 "$dir/bootstrap.stamp")"
+  printf 'deb %s experimental main\ndeb-src %s %s main\n' "$(mirror)" "$(mirror)" "$suite" \
+    >"$root/etc/apt/sources.list.d/matrix-experimental.list"
+  printf 'Package: *\nPin: release a=experimental\nPin-Priority: 1\n' >"$root/etc/apt/preferences.d/matrix-experimental"
 }
 
 # Runs a command in the chroot with a clean environment (arm64: under qemu).

@@ -18,10 +18,15 @@ run_host() {
   summarize "$status" "$out"
 }
 
+# A chroot environment: trixie or sid in its own root; ruby34 in the sid root
+# (dir is sid's), with experimental's ruby3.4 (MATRIX_RUBY for the lib and
+# smoke jobs, script/matrix.d/run-ruby34 for the suite). Its results go to
+# tmp/matrix/ENV/out either way.
 run_chroot() {
-  local suite="$1" out status=0
+  local suite="$1" out status=0 ruby=ruby runner=run-suite results="$matrix_dir/$env/out"
   root="$dir/root"
-  out="$root/build/out"
+  out="$root/build/out-$env"
+  if [ "$env" = ruby34 ]; then ruby=ruby3.4 runner=run-ruby34; fi
   ensure_root "$suite"
   trap leave_root EXIT
   trap 'exit 130' INT TERM
@@ -32,25 +37,26 @@ run_chroot() {
   remove_tree "$out"
   case "${MATRIX_JOB:-suite}" in
     suite)
-      in_root env MATRIX_OUT=/build/out MATRIX_PG_PORT="$port" MATRIX_PG_DIR=/build/pg \
+      in_root env MATRIX_OUT="/build/out-$env" MATRIX_PG_PORT="$port" MATRIX_PG_DIR=/build/pg \
         ${TEST:+TEST="$TEST"} ${TESTOPTS:+TESTOPTS="$TESTOPTS"} ${MATRIX_TIMEOUT:+MATRIX_TIMEOUT="$MATRIX_TIMEOUT"} \
-        /build/lease_machines/script/matrix.d/run-suite || status=$?
+        "/build/lease_machines/script/matrix.d/$runner" || status=$?
       ;;
-    lib) in_root env MATRIX_OUT=/build/out MATRIX_PLATFORM="$MATRIX_PLATFORM" \
+    lib) in_root env MATRIX_OUT="/build/out-$env" MATRIX_PLATFORM="$MATRIX_PLATFORM" MATRIX_RUBY="$ruby" \
       /build/lease_machines/script/matrix.d/build-lib || status=$? ;;
     smoke)
       rm -rf "$root/build/gems"
       mkdir -p "$root/build/gems"
       cp "$MATRIX_GEM" "$root/build/gems/"
-      in_root env MATRIX_OUT=/build/out \
+      in_root env MATRIX_OUT="/build/out-$env" MATRIX_RUBY="$ruby" \
         /build/lease_machines/script/matrix.d/smoke-gem "/build/gems/$(basename "$MATRIX_GEM")" || status=$?
       ;;
   esac
-  rm -rf "$dir/out"
-  if [ -d "$out" ]; then cp -r "$out" "$dir/out"; fi
+  mkdir -p "$matrix_dir/$env"
+  rm -rf "$results"
+  if [ -d "$out" ]; then cp -r "$out" "$results"; fi
   case "${MATRIX_JOB:-suite}" in
-    suite) summarize "$status" "$dir/out" ;;
-    *) report_job "$status" "$dir/out" ;;
+    suite) summarize "$status" "$results" ;;
+    *) report_job "$status" "$results" ;;
   esac
 }
 

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "bigdecimal" # a bundled gem since Ruby 3.4: nothing else here loads it without the pg gem
 require_relative "fence_helper"
 
 module LeaseMachines

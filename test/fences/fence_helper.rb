@@ -2,7 +2,6 @@
 
 require_relative "../stores/store_helper"
 require "lease_machines/fences/sqlite"
-require "lease_machines/fences/postgres"
 require "timeout"
 
 module LeaseMachines

@@ -371,7 +371,8 @@ module LeaseMachines
       @clock.advance(10, settle: false)
       @entered.pop # the renewal is in the store, holding the hold's renewal lock
       go << true
-      Thread.pass until thread.backtrace.to_a.any? { |line| line.include?("in `finish'") } || !thread.alive?
+      # Ruby 3.4 names the frame "in 'LeaseMachines::Runtime::Held#finish'", earlier ones "in `finish'".
+      Thread.pass until thread.backtrace.to_a.any? { |line| line.match?(/[`#]finish'\z/) } || !thread.alive?
       open_gate
       thread.value
     end
