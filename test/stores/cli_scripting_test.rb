@@ -224,6 +224,19 @@ module LeaseMachines
       refute_nil @store.status("nightly").lease, "--f is not --force"
     end
 
+    # A machine without the pg gem (a pg.rb ahead on the load path that
+    # fails to load, as a missing gem does): one line, status 3, no backtrace.
+    def test_a_missing_driver_gem_is_one_line_not_a_backtrace
+      Dir.mktmpdir("no-pg") do |dir|
+        File.write(File.join(dir, "pg.rb"), %(raise LoadError, "cannot load such file -- pg"\n))
+        out, err, status = lease_machines("--store", "postgres://127.0.0.1:1/none", "status",
+                                          env: { "RUBYOPT" => "-I#{dir}" })
+        assert_equal [3, ""], [status.exitstatus, out]
+        assert_equal ["lease_machines: --store \"postgres://127.0.0.1:1/none\" needs a driver gem that cannot be " \
+                      "loaded here: cannot load such file -- pg\n"], err.lines
+      end
+    end
+
     def test_status_never_changes_the_database
       empty = File.join(@dir, "empty.sqlite3")
       File.write(empty, "")

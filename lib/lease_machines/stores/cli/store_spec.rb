@@ -49,6 +49,8 @@ module LeaseMachines
             raise UsageError, "#{option} must be sqlite:PATH, sqlite3:PATH, postgres://... or mysql2://..., " \
                               "got #{CLI.quote(@spec)}"
           end
+        rescue LoadError => e # the engine's driver gem (sqlite3, pg, mysql2) is not installed
+          raise StoreError, "#{option} #{CLI.quote(@spec)} needs a driver gem that cannot be loaded here: #{e.message}"
         end
 
         def sqlite(path, kind, option)
