@@ -4,6 +4,7 @@ require_relative "store_helper"
 require_relative "../support/mysql_server"
 require "lease_machines/stores/mysql"
 require "lease_machines/fences/mysql"
+require "json"
 require "open3"
 require "rbconfig"
 
@@ -36,6 +37,28 @@ module LeaseMachines
       store&.close
     end
 
+    def test_status_reads_past_a_mysql_row_lock_and_release_gives_up_after_the_timeout
+      url = MySQLServer.url
+      store = Stores::MySQL.new(url)
+      name = unique_name("cli_lock")
+      store.authority(name).acquire(owner: 7, ttl: 60)
+      locker = MySQLServer.connect
+      locker.query("BEGIN")
+      locker.query("SELECT * FROM lease_machines_resources WHERE name = '#{locker.escape(name)}' FOR UPDATE")
+      out, err, status, seconds = timed { lease_machines("--store", url, "--timeout", "30", "status", name) }
+      assert_equal 0, status.exitstatus, err
+      assert_match(/^#{name}\s+7\s+1\s/, out)
+      assert_operator seconds, :<, 15
+
+      _out, err, status, seconds = timed { lease_machines("--store", url, "--timeout", "1", "release", name, "--force") }
+      assert_equal 3, status.exitstatus, err
+      assert_match(/timeout/, err)
+      assert_operator seconds, :<, 15, "not InnoDB's 50 s lock wait"
+    ensure
+      locker&.close
+      store&.close
+    end
+
     def test_mysql_reconcile
       url = MySQLServer.url
       store = Stores::MySQL.new(url)
@@ -63,6 +86,12 @@ module LeaseMachines
     end
 
     private
+
+    def timed
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = yield
+      [*result, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
+    end
 
     def lease_machines(*args)
       Open3.capture3({ "LEASE_MACHINES_STORE" => nil }, RbConfig.ruby, "-I", File.join(ROOT, "lib"), EXE, *args)

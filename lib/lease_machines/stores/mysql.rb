@@ -62,6 +62,12 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
+      # Within `timeout:` too: an operator's release waits for the row lock
+      # as a decision does (InnoDB's lock wait is 50 s by default).
+      def force_release(name)
+        within(@deadline) { super }
+      end
+
       # What the server promises about an acknowledged grant, read from its
       # global variables and status now (docs/STORES.md, "Durability and failover").
       # @return [Durability]

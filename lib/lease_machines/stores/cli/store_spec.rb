@@ -85,7 +85,8 @@ module LeaseMachines
             return Fences::MySQL.new(@spec)
           end
           require "lease_machines/stores/mysql"
-          MySQL.new(@spec)
+          # A client-side bound on each call (InnoDB's lock wait is 50 s by default).
+          MySQL.new(@spec, timeout: @timeout)
         rescue ArgumentError => e
           raise UsageError, "bad #{option}: #{e.message}"
         end
