@@ -15,7 +15,8 @@ module LeaseMachines
     # block, its slot, token and the realtime instants it entered and left.
     def test_never_more_than_the_limit_hold_at_once_and_each_slots_tokens_increase
       name = unique_name("limited")
-      log = File.join(Dir.mktmpdir("lease_machines_limit"), "holds")
+      log_dir = Dir.mktmpdir("lease_machines_limit")
+      log = File.join(log_dir, "holds")
       pids = Array.new(8) do |owner|
         fork_child do
           store = new_store
@@ -43,6 +44,8 @@ module LeaseMachines
         assert_equal (1..tokens.size).to_a, tokens, "slot #{slot}: one token per grant"
         assert_equal tokens.last, new_store.authority("#{name}#slot-#{slot}").checkpoint.last_issued
       end
+    ensure
+      FileUtils.rm_rf(log_dir) if log_dir
     end
 
     def test_a_killed_holders_slot_is_free_after_its_ttl
