@@ -29,7 +29,7 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 #   loads the running Ruby's library, stays);
 # - test/docs/demo_test.rb runs bin/demo's story, made of the public calls
 #   the store and fence suites make on every version (14 s a run);
-# - test/chaos/checker_test.rb checks chaos/'s checker (not shipped) on
+# - test/chaos/checker_test.rb and report_test.rb check chaos/'s checker and report (not shipped) on
 #   hand-written histories: no gem code.
 # The chaos runs (`rake test:chaos`) are not in `rake test` at all. Kept,
 # although they cost time: the README's and docs' examples (values' inspect
@@ -37,7 +37,7 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 # processes (the versions they exist to vary), the CLI (a Ruby process per
 # call).
 MATRIX_SAME_IN_EVERY_VERSION = %w[test/packaging/packaging_test.rb test/docs/demo_test.rb
-                                  test/chaos/checker_test.rb].freeze
+                                  test/chaos/checker_test.rb test/chaos/report_test.rb].freeze
 # What runs on the host only: the web UI in headless Chromium (bin/setup's
 # chromium, chromium-driver and WEBrick, which the roots do not hold). The
 # pages themselves, and the Sidekiq tab on each root's Sidekiq

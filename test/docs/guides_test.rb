@@ -20,8 +20,10 @@ module LeaseMachines
   class GuidesTest < DocExamples
     GUIDES = %w[docs/STORES.md docs/FENCES.md docs/JOBS.md].freeze
 
-    # Document order: the tests are named by document and zero-padded line.
+    # Document order: the tests are named by document and zero-padded line
+    # (`test_order` is Minitest 5's name, `run_order` Minitest 6's).
     def self.test_order = :sorted
+    def self.run_order = :sorted
 
     # What a Rails app defines before its models and jobs (once per
     # process), and its database (once per test, see #disconnect).
