@@ -64,7 +64,7 @@ task "test:matrix" => [:compile, "test:mysql"]
 RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY = FileList[
   "test/fences/*_test.rb", "test/stores/*_test.rb", "test/jobs/*_test.rb", "test/rails/*_test.rb",
   "test/runtime/{interrupted_acquire,limit_processes,real_processes}_test.rb", "test/testing/modes_test.rb",
-  "test/docs/guides_test.rb"
+  "test/docs/guides_test.rb", "test/web/sidekiq_tab_test.rb"
 ].exclude("test/fences/{refusal_events,sqlite_guard}_test.rb",
           "test/stores/{resource_name,row_codec,sqlite_waiters,sqlite_store,memory_store}_test.rb",
           "test/jobs/active_job_test_helper_test.rb", "test/rails/log_subscriber_test.rb")
@@ -73,7 +73,7 @@ Rake::TestTask.new("test:ruby34") do |t|
   t.description = "Run what Ruby 3.4 can run in the sid root (script/matrix ruby34)"
   t.libs << "test" << "lib"
   t.test_files = FileList["test/**/*_test.rb"] - MYSQL_TEST_FILES - CHAOS_TEST_FILES - MATRIX_SAME_IN_EVERY_VERSION -
-                 RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY
+                 MATRIX_HOST_ONLY - RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY
   t.warning = true
 end
 task "test:ruby34" => :compile
