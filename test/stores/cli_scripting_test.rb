@@ -271,12 +271,6 @@ module LeaseMachines
       db&.close
     end
 
-    def timed
-      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      result = yield
-      [*result, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
-    end
-
     # Waits until the process has `path` open (it is then past loading the gem).
     def wait_until_open(pid, path)
       Timeout.timeout(60) do

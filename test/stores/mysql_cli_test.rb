@@ -87,12 +87,6 @@ module LeaseMachines
 
     private
 
-    def timed
-      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      result = yield
-      [*result, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
-    end
-
     def lease_machines(*args)
       Open3.capture3({ "LEASE_MACHINES_STORE" => nil }, RbConfig.ruby, "-I", File.join(ROOT, "lib"), EXE, *args)
     end

@@ -177,6 +177,13 @@ module LeaseMachines
       io.read(bytes)
     end
 
+    # The block's values and, last, the seconds it took.
+    def timed
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = yield
+      [*result, Process.clock_gettime(Process::CLOCK_MONOTONIC) - started]
+    end
+
     def monotonic
       Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
