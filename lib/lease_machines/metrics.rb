@@ -1,12 +1,6 @@
 # frozen_string_literal: true
 
 require "lease_machines"
-require_relative "metrics/catalog"
-require_relative "metrics/histogram"
-require_relative "metrics/families"
-require_relative "metrics/handovers"
-require_relative "metrics/exposition"
-require_relative "metrics/rack_app"
 
 module LeaseMachines
   # Counters and histograms of the lease events (docs/RUNTIME.md#metrics),
@@ -164,3 +158,10 @@ module LeaseMachines
     end
   end
 end
+
+require_relative "metrics/catalog"
+require_relative "metrics/histogram"
+require_relative "metrics/families"
+require_relative "metrics/handovers"
+require_relative "metrics/exposition"
+require_relative "metrics/rack_app"

@@ -1,9 +1,5 @@
 # frozen_string_literal: true
 
-require_relative "memory/wall_clock"
-require_relative "memory/database"
-require_relative "memory/transaction"
-
 module LeaseMachines
   module Stores
     # A store in this process's memory, for tests and single-process tools:
@@ -92,3 +88,7 @@ module LeaseMachines
     end
   end
 end
+
+require_relative "memory/wall_clock"
+require_relative "memory/database"
+require_relative "memory/transaction"
