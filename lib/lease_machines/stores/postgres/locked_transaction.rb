@@ -24,9 +24,19 @@ module LeaseMachines
           @failures = failures
         end
 
+        # Locks the rows of `names` (sorted) with one statement; #lock then
+        # answers each from what it read, once (a name asked again is read again).
+        def lock_all(names)
+          result = @connection.exec_params(LOCK_ALL_SQL, [PG::TextEncoder::Array.new.encode(names)])
+          @locked = result.values.to_h { |values| [values.first, [values[1, 5], Integer(values.fetch(6), 10)]] }
+        end
+
         # @return [[Array<String>, Integer]] the five columns and the clock
         #   in ms ([nil, nil] for a missing row when not `create`)
         def lock(name, create:)
+          locked = @locked&.delete(name)
+          return locked if locked
+
           result = @connection.exec_params(LOCK_SQL, [name])
           if result.ntuples.zero?
             return [nil, nil] unless create
