@@ -59,8 +59,8 @@ module LeaseMachines
         assert_same helds[1], lost.pop
         assert_equal %i[expired stale_token], [helds[1].state, helds[1].reason]
         assert_equal %i[confirmed confirmed], [helds[0].state, helds[2].state]
-        assert_equal [%w[a renewed], %w[b rejected], %w[c renewed]],
-                     events(:renew, :resource, :status).sort.map { |resource, status| [resource, status.to_s] }
+        statuses = events(:renew, :resource, :status).sort.map { |resource, status| [resource, status.to_s] }
+        assert_equal [%w[a renewed], %w[b rejected], %w[c renewed]], statuses
         assert_equal [:stale_token], events(:lost, :reason)
         assert lost.empty?
       end
@@ -76,8 +76,10 @@ module LeaseMachines
 
         assert_equal [%w[a failed store_error], %w[b failed store_error], %w[c failed store_error]],
                      events(:renew, :resource, :status, :reason).map { |fields| fields.map(&:to_s) }.sort
-        helds.each { |held| assert_equal :unconfirmed, held.state, "#{held.resource}: not renewed" }
-        helds.each { |held| assert_equal (1000 + TTL) * 1_000_000_000, authority(held.resource).checkpoint.lease.expires_at_ns }
+        helds.each do |held|
+          assert_equal :unconfirmed, held.state, "#{held.resource}: not renewed"
+          assert_equal (1000 + TTL) * 1_000_000_000, authority(held.resource).checkpoint.lease.expires_at_ns
+        end
         @clock.advance(1) # the retry (renew_after / 10)
         assert_equal %i[confirmed] * 3, helds.map(&:state)
       end
@@ -90,7 +92,8 @@ module LeaseMachines
       LeaseMachines.unsubscribe(@subscriber)
       in_hold("a") do |held|
         fail_next(1)
-        assert_equal "", capture_log { @clock.advance(10) }
+        warnings = capture_log { @clock.advance(10) }
+        assert_equal "", warnings
         assert_equal :unconfirmed, held.state
         @clock.advance(1)
         assert_equal :confirmed, held.state
@@ -101,10 +104,10 @@ module LeaseMachines
 
     # Holds each name (one thread each) and yields the Helds; they were all
     # granted at the same instant, so their renewals come due together.
-    def in_holds(names, helds = [], **options, &block)
+    def in_holds(names, helds = [], **options, &)
       return yield helds if names.empty?
 
-      in_hold(names.first, **options) { |held| in_holds(names.drop(1), helds + [held], **options, &block) }
+      in_hold(names.first, **options) { |held| in_holds(names.drop(1), helds + [held], **options, &) }
     end
   end
 end

@@ -25,8 +25,8 @@ module LeaseMachines
 
       assert_equal 1, store.transactions, "one transaction (one COMMIT) for the batch"
       assert_equal %i[renewed] * 3, decisions.map(&:status)
-      assert_equal leases.map(&:token), decisions.map { |decision| decision.lease.token }
-      assert_equal leases.map(&:owner), decisions.map { |decision| decision.lease.owner }
+      assert_equal leases.map(&:token), decisions.map(&:lease).map(&:token)
+      assert_equal leases.map(&:owner), decisions.map(&:lease).map(&:owner)
       names.zip(decisions) do |name, decision|
         assert_equal decision.lease, store.authority(name).checkpoint.lease, "#{name}: the renewal was committed"
         assert_operator decision.lease.expires_at_ns, :>, leases[names.index(name)].expires_at_ns

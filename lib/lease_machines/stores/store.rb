@@ -249,15 +249,15 @@ module LeaseMachines
         end
       end
 
-      # One decision inside `tx` (a decision's own transaction, or a batch's:
+      # One decision inside `transaction` (a decision's own, or a batch's:
       # {BatchRenewal}): lock, decide, write, hook. `label`: {#stored_label}'s.
-      def decided_in(tx, name, request, label)
-        columns, clock_ms = tx.lock(name, create: true)
+      def decided_in(transaction, name, request, label)
+        columns, clock_ms = transaction.lock(name, create: true)
         decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
         written = after && HolderLabel.written(request, decision, after, label)
-        tx.write(name, after, exists: !columns.nil?, label: written) if after
-        announce_release(tx, name) if after && decision.released?
-        notify(tx, name, decision, after || columns)
+        transaction.write(name, after, exists: !columns.nil?, label: written) if after
+        announce_release(transaction, name) if after && decision.released?
+        notify(transaction, name, decision, after || columns)
         decision
       end
 
