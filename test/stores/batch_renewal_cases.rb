@@ -34,6 +34,19 @@ module LeaseMachines
       assert_equal [], store.renew_all([])
     end
 
+    # The same lease twice in one batch: decided one after the other, the
+    # second on the row the first wrote; what is committed is the second's.
+    def test_a_name_twice_in_a_batch_is_decided_in_order
+      store = new_store
+      name = unique_name("batch-twice")
+      lease = store.authority(name).acquire(owner: 1, ttl: 30).lease
+      first, second = store.renew_all([{ name: name, owner: 1, token: lease.token, ttl: 30 },
+                                       { name: name, owner: 1, token: lease.token, ttl: 60 }])
+      assert_equal %i[renewed renewed], [first.status, second.status]
+      assert_operator second.lease.expires_at_ns, :>, first.lease.expires_at_ns
+      assert_equal second.lease, store.authority(name).checkpoint.lease
+    end
+
     # A lease that ran out and was taken by another owner is answered as its
     # single renew would be, inside the batch, while the others renew.
     def test_a_lease_lost_inside_a_batch_is_refused_while_the_others_renew

@@ -10,7 +10,8 @@ module LeaseMachines
       # order of their names (one locking statement where the engine has
       # one: `SELECT ... FOR UPDATE`; SQLite holds its write lock), each
       # renewal decided by the core exactly as {DurableAuthority#renew}'s,
-      # in the order given, then one COMMIT.
+      # in the order given, the rows written (PostgreSQL: one statement,
+      # without a before_commit hook), then one COMMIT.
       #
       # All or nothing: when the transaction fails, the call raises what a
       # single renew would have ({StoreError}: nothing committed;
@@ -39,7 +40,11 @@ module LeaseMachines
         label = stored_label(nil)
         transaction do |tx|
           tx.lock_all(batch.locking_order) if tx.respond_to?(:lock_all)
-          batch.names.zip(batch.requests).map { |name, request| decided_in(tx, name, request, label) }
+          # Without a hook (which may read the rows) an engine may write them all at the end.
+          tx.defer_writes if before_commit.nil? && tx.respond_to?(:defer_writes)
+          decisions = batch.names.zip(batch.requests).map { |name, request| decided_in(tx, name, request, label) }
+          tx.write_deferred if tx.respond_to?(:write_deferred)
+          decisions
         end
       end
     end
