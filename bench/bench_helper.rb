@@ -112,6 +112,27 @@ module Bench
     sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
   end
 
+  # The value at `fraction` (0.99: p99) of `values`, nearest rank.
+  def percentile(values, fraction)
+    sorted = values.sort
+    sorted[[(fraction * sorted.size).ceil - 1, 0].max]
+  end
+
+  # Parks `count` threads, each inside `wrap` (a lambda taking the thread's
+  # index and the body to run; nil: the body bare), and returns
+  # [threads, release] once every one is in place.
+  def park(count, wrap = nil)
+    ready = Queue.new
+    gate = Queue.new
+    body = lambda do
+      ready << true
+      gate.pop
+    end
+    threads = Array.new(count) { |index| Thread.new { wrap ? wrap.call(index, body) : body.call } }
+    count.times { ready.pop }
+    [threads, -> { count.times { gate << true } && threads.each(&:join) }]
+  end
+
   def heading(title)
     puts
     puts "== #{title} =="

@@ -29,25 +29,9 @@ def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
 def ms(seconds) = format("%.2f ms", 1000 * seconds)
 
-def percentile(values, fraction)
-  sorted = values.sort
-  sorted[[(fraction * sorted.size).ceil - 1, 0].max]
-end
+def percentile(values, fraction) = Bench.percentile(values, fraction)
 
-# Parks `count` threads, each inside `wrap` (a lambda taking the thread's
-# index and the body to run; nil: the body bare), and returns
-# [threads, release] once every one is in place.
-def park(count, wrap = nil)
-  ready = Queue.new
-  gate = Queue.new
-  body = lambda do
-    ready << true
-    gate.pop
-  end
-  threads = Array.new(count) { |index| Thread.new { wrap ? wrap.call(index, body) : body.call } }
-  count.times { ready.pop }
-  [threads, -> { count.times { gate << true } && threads.each(&:join) }]
-end
+def park(count, wrap = nil) = Bench.park(count, wrap)
 
 # Bytes of live Ruby objects (ObjectSpace.memsize_of_all, after a full GC).
 def live_bytes

@@ -49,6 +49,11 @@ namespace :bench do
   desc "The renewal runtime: 1,000 concurrent holds on SQLite, and hold { } against acquire + release"
   task(runtime: :compile) { BenchTasks.run("runtime_bench.rb") }
 
+  desc "Batched renewals: 1,000 holds on SQLite on disk and PostgreSQL, batched against one transaction each"
+  task renewals: :compile do
+    BenchTasks.run("renewals_bench.rb", "DATABASE_URL" => BenchTasks.server_url("postgres"))
+  end
+
   desc "Concurrency limits: 8 processes on hold(limit: 3) against limit: 1, on SQLite"
   task(limits: :compile) { BenchTasks.run("limits_bench.rb") }
 
@@ -66,4 +71,5 @@ namespace :bench do
 end
 
 desc "Run every benchmark (bench/*_bench.rb); starts Redis and PostgreSQL on loopback"
-task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime bench:metrics bench:web]
+task bench: %w[bench:decisions bench:memory bench:servers bench:stores bench:fences bench:runtime bench:renewals bench:metrics
+               bench:web]

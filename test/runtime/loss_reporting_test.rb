@@ -144,7 +144,10 @@ module LeaseMachines
         @entered << true
         @resume.pop
       end
-      authority("other").hold(owner: 7, ttl: 300, renew_after: 10, clock: @clock) do
+      # On a store of its own: the holds of one store due together are renewed
+      # in one batch, and "nightly" is to be looked at only after "other".
+      other = Stores::Memory.new(clock: @clock).authority("other")
+      other.hold(owner: 7, ttl: 300, renew_after: 10, clock: @clock) do
         yield
       ensure
         resume_renewals # before "other" is released: that waits for its renewal to end

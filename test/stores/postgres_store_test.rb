@@ -15,6 +15,30 @@ module LeaseMachines
 
     # --- PostgreSQL only ----------------------------------------------------------
 
+    # renew_all's renewals share one server transaction (one txid), and the
+    # server ending the connection in the middle of the batch fails the
+    # whole batch: nothing of it is committed, and the store reconnects.
+    def test_a_batch_is_one_server_transaction_and_a_connection_ended_mid_batch_fails_all_of_it
+      names = Array.new(3) { |index| unique_name("batch-kill-#{index}") }
+      leases = names.map { |name| new_store.authority(name).acquire(owner: 1, ttl: 30).lease }
+      renewals = names.zip(leases).map { |name, lease| { name: name, owner: 1, token: lease.token, ttl: 60 } }
+      txids = []
+      seen = new_store(before_commit: ->(commit) { txids << commit.connection.exec("SELECT txid_current()").getvalue(0, 0) })
+      assert_equal %i[renewed] * 3, seen.renew_all(renewals).map(&:status)
+      assert_equal 1, txids.uniq.size, "one transaction: #{txids.inspect}"
+
+      killed = 0
+      store = new_store(before_commit: lambda { |commit|
+        killed += 1
+        terminate(commit.connection.backend_pid) if killed == 2
+      })
+      renewed = names.map { |name| new_store.authority(name).checkpoint.lease }
+      error = assert_raises(StoreError) { store.renew_all(renewals) }
+      refute_kind_of OutcomeUnknownError, error, "ended before COMMIT was sent: certainly not committed"
+      assert_equal renewed, names.map { |name| new_store.authority(name).checkpoint.lease }, "nothing of the batch"
+      assert_equal %i[renewed] * 3, store.renew_all(renewals).map(&:status), "the store reconnected"
+    end
+
     def hold_row_lock(name)
       @admin.exec("BEGIN")
       @admin.exec_params("SELECT 1 FROM lease_machines_resources WHERE name = $1 FOR UPDATE", [name])

@@ -3,6 +3,7 @@
 require_relative "store_helper"
 require_relative "holder_label_cases"
 require_relative "holder_label_migration_cases"
+require_relative "batch_renewal_cases"
 
 module LeaseMachines
   # The behaviour every store engine must show, run against the real engine
@@ -30,6 +31,7 @@ module LeaseMachines
   module StoreContractInProcess
     include StoreTestHelper
     include HolderLabelCases
+    include BatchRenewalCases
 
     U64_COLUMNS = %w[last_issued lease_owner lease_token lease_expires_at_ns observed_ns].freeze
 

@@ -53,6 +53,30 @@ module LeaseMachines
         e
       end
 
+      # The store that may renew this hold together with others in one
+      # transaction ({RenewalBatch}): its authority's; nil for an in-memory
+      # {Authority} (renewed alone).
+      def batch_store
+        @authority.store if @authority.respond_to?(:store)
+      end
+
+      # This hold's renewal as {Stores::BatchRenewal#renew_all} takes it.
+      def renewal(token)
+        { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
+      end
+
+      # The event of a renewal a batch decided ({RenewalBatch}): #renew's,
+      # timed from the batch's start. `result`: a Decision or the StoreError.
+      def renewed(held, result, started:, late:)
+        return unless Events.listened?
+
+        if result.is_a?(StoreError)
+          failed(:renew, held, result, started, late: late)
+        else
+          decided(:renew, held, result, started, late: late)
+        end
+      end
+
       # Releases; a failure is reported (event and warning), never raised.
       # `fields`: more of the event's payload (`held:`, the seconds it was held).
       def release(held, **fields)
@@ -84,14 +108,24 @@ module LeaseMachines
         return yield unless Events.listened?
 
         started = MonotonicClock.now
-        decision = yield
+        begin
+          decision = yield
+        rescue StoreError => e
+          failed(name, held, e, started, **fields)
+          raise
+        end
+        decided(name, held, decision, started, **fields)
+        decision
+      end
+
+      def decided(name, held, decision, started, **fields)
         emit(name, held, token: decision.lease&.token || held&.token, status: decision.status,
                          reason: decision.reason, duration: MonotonicClock.now - started, **fields)
-        decision
-      rescue StoreError => e
-        emit(name, held, status: :failed, reason: e.is_a?(OutcomeUnknownError) ? :outcome_unknown : :store_error,
-                         error: e, duration: MonotonicClock.now - started, **fields)
-        raise
+      end
+
+      def failed(name, held, error, started, **fields)
+        emit(name, held, status: :failed, reason: error.is_a?(OutcomeUnknownError) ? :outcome_unknown : :store_error,
+                         error: error, duration: MonotonicClock.now - started, **fields)
       end
     end
   end

@@ -24,27 +24,71 @@ module LeaseMachines
       # One look: lost if its TTL has run out, else a renewal attempt (a
       # confirmation counts from the request's send instant).
       def renew
-        @renewing.synchronize do
-          return if @finished || forked?
+        sent = begin_renewal
+        conclude_renewal(sent, sent && @calls.renew(self, sent.first, late: sent.last))
+      ensure
+        abandon_renewal
+      end
 
-          sent_at = @calls.clock.now
-          live = @mutex.synchronize do
-            lapse(sent_at)
-            !done?
-          end
-          attempt(sent_at) if live
-          report_loss
+      # @api private: {#renew}'s first half, for a {RenewalBatch}: takes
+      # `@renewing`, which {#conclude_renewal} (or {#abandon_renewal},
+      # whatever happened) gives back.
+      # @return [Array(Integer, Float, Float), nil, false] the renewal to
+      #   send (token, send instant, lateness); nil: none (lost, or renewals
+      #   ended); false: nothing to look at (the hold ended, or forked)
+      def begin_renewal
+        @renewing.lock
+        return false if @finished || forked?
+
+        sent_at = @calls.clock.now
+        live = @mutex.synchronize do
+          lapse(sent_at)
+          !done?
         end
+        live ? attempt(sent_at) : nil
+      end
+
+      # @api private: {#renew}'s second half: `result` (the Decision, or
+      # the StoreError of the call, the batch's for every hold in it) is
+      # answered as a single renewal's; `started`: a batch's start, for
+      # this hold's event (a single renewal reported its own).
+      def conclude_renewal(sent, result, started: nil)
+        return if sent == false
+
+        if sent
+          @calls.renewed(self, result, started: started, late: sent.last) if started
+          answer(result, sent[1])
+        end
+        report_loss
+      ensure
+        abandon_renewal
+      end
+
+      # @api private: gives `@renewing` back if this thread still holds it.
+      def abandon_renewal
+        @renewing.unlock if @renewing.owned?
+      end
+
+      # @api private: this hold's renewal as {Stores::BatchRenewal#renew_all} takes it.
+      def renewal_request(token)
+        @calls.renewal(token)
+      end
+
+      # @api private: the store its renewals may share a transaction with
+      # others' on (nil: renewed alone).
+      def renewal_store
+        @calls.batch_store
       end
 
       private
 
+      # @return [Array(Integer, Float, Float), nil] see {#begin_renewal}
       def attempt(sent_at)
         was_at_risk, token, due = @mutex.synchronize { [@holder.state == :at_risk, @holder.token, planned_at] }
-        return unless @mutex.synchronize { refresh(sent_at) }
+        return nil unless @mutex.synchronize { refresh(sent_at) }
 
         at_risk if !was_at_risk && state == :at_risk
-        answer(@calls.renew(self, token, late: sent_at - due), sent_at)
+        [token, sent_at, sent_at - due]
       end
 
       # Inside @mutex: starts an attempt, unless the Holder allows none now

@@ -4,13 +4,27 @@ module LeaseMachines
   module Runtime
     # The renewal thread: one per process and clock, renewing every lease
     # held by `hold`, each when its Holder says it is due. Renewals run one
-    # after another (every store call has the store's own timeout).
+    # after another (every store call has the store's own timeout); the
+    # holds of one store due in the same tick are renewed together, in one
+    # transaction ({RenewalBatch}).
     class Scheduler
       # How long {#settle} waits, at most, in real seconds.
       SETTLE_TIMEOUT = 5.0
       # Seconds the default clock's thread stays once nothing is held, so
       # back-to-back holds do not start a thread each (other clocks: none).
       LINGER = 1.0
+      # The tick, in seconds: on the default clock, the holds due within it
+      # of the first due are renewed with it, a few ms early (other clocks:
+      # only the holds due at the same instant).
+      TICK = 0.005
+
+      class << self
+        # @api private: whether the holds of one store due in the same tick
+        # are renewed in one transaction (true); false: each alone, as
+        # before 0.x (the benchmarks' baseline).
+        attr_accessor :batching
+      end
+      self.batching = true
 
       # Weak: a test's Testing::Clock and its idle scheduler go away with the
       # test (a scheduler whose thread runs is kept alive by that thread).
@@ -46,9 +60,11 @@ module LeaseMachines
         @mutex = Mutex.new
         @wake = ConditionVariable.new
         @due = DueQueue.new
+        @running = {}.compare_by_identity # holds taken from @due, being renewed
         @thread = nil
         @busy = false
         @linger = clock.equal?(MonotonicClock) ? LINGER : 0
+        @tick = clock.equal?(MonotonicClock) ? TICK : 0
         @linger_until = nil
         @sleeping_until = nil
       end
@@ -72,13 +88,14 @@ module LeaseMachines
       def remove(held)
         @mutex.synchronize do
           @due.delete(held)
+          @running.delete(held)
           @wake.signal if @due.empty?
         end
       end
 
       # @return [Integer] the holds being renewed
       def size
-        @mutex.synchronize { @due.size }
+        @mutex.synchronize { @due.size + @running.size }
       end
 
       # @return [Thread, nil] the renewal thread, while it runs
@@ -113,20 +130,41 @@ module LeaseMachines
 
       def run
         Thread.current.name = "lease_machines renewals"
-        while (held = next_due)
-          renew(held)
+        while (due = next_due)
+          renew(due)
         end
       end
 
-      def renew(held)
+      # Renews the holds due now: one batch per store (a hold alone, or on
+      # an in-memory Authority, renewed by itself), then plans each again
+      # (unless its hold ended meanwhile).
+      def renew(due)
+        groups = Scheduler.batching ? due.group_by(&:renewal_store) : { nil => due }
+        groups.each do |store, helds|
+          if store && helds.size > 1
+            renew_together(store, helds)
+          else
+            helds.each { |held| renew_alone(held) }
+          end
+        end
+      ensure
+        @mutex.synchronize do
+          due.each { |held| @due.set(held, held.due_at) if @running.delete(held) }
+          @busy = false
+        end
+      end
+
+      def renew_alone(held)
         held.renew
       rescue StandardError => e
         Logging.warning("lease_machines: renewing #{held.subject} raised #{e.class}: #{e.message}")
-      ensure
-        @mutex.synchronize do
-          @due.set(held, held.due_at) if @due.include?(held)
-          @busy = false
-        end
+      end
+
+      def renew_together(store, helds)
+        RenewalBatch.new(store, helds).run
+      rescue StandardError => e
+        Logging.warning("lease_machines: renewing #{helds.size} holds on #{store.inspect} together raised " \
+                        "#{e.class}: #{e.message} (#{helds.map(&:subject).join(', ')})")
       end
 
       # Nothing is held: true once the linger is over (the thread ends), else
@@ -143,6 +181,18 @@ module LeaseMachines
         false
       end
 
+      # Inside @mutex: the holds due by `limit`, moved from @due to @running.
+      def take_due(limit)
+        due = []
+        while (entry = @due.first) && entry.last <= limit
+          held = entry.first
+          @due.delete(held)
+          @running[held] = true
+          due << held
+        end
+        due
+      end
+
       def sleep_until(at, now)
         @sleeping_until = at
         @clock.wait(@mutex, @wake, at - now)
@@ -150,8 +200,9 @@ module LeaseMachines
         @sleeping_until = nil
       end
 
-      # The next hold that is due, waiting on the clock until one is; nil
-      # (and the thread ends) once nothing is held.
+      # The holds due now (and within the tick of the first), taken from
+      # the queue while they are renewed, waiting on the clock until one is;
+      # nil (and the thread ends) once nothing is held.
       def next_due
         @mutex.synchronize do
           loop do
@@ -161,11 +212,11 @@ module LeaseMachines
               next
             end
             @linger_until = nil
-            held, at = @due.first
+            _, at = @due.first
             now = @clock.now
             if at <= now
               @busy = true
-              return held
+              return take_due(now + @tick)
             end
             sleep_until(at, now)
           end

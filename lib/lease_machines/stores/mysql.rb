@@ -62,6 +62,14 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
+      # @api private: {BatchRenewal#decide_all} within the store's `timeout:`
+      # (the whole batch's), its connection failures told as {#decide}'s.
+      def decide_all(batch)
+        within(@deadline) { super }
+      rescue Mysql2::Error => e
+        raise @failures.unavailable(e)
+      end
+
       # Within `timeout:` too: an operator's release waits for the row lock
       # as a decision does (InnoDB's lock wait is 50 s by default).
       def force_release(name)

@@ -103,6 +103,14 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
+      # @api private: {BatchRenewal#decide_all} within the store's `timeout:`
+      # (the whole batch's), its connection failures told as {#decide}'s.
+      def decide_all(batch)
+        within(@deadline) { super }
+      rescue PG::Error => e
+        raise @failures.unavailable(e)
+      end
+
       # What the server promises about an acknowledged grant, read from its
       # settings now (docs/STORES.md, "Durability and failover").
       # @return [Durability]

@@ -93,6 +93,14 @@ module LeaseMachines
         raise @failures.failed(e, Failures::NOT_WRITTEN)
       end
 
+      # @api private: {BatchRenewal#decide_all}, a failure to open the
+      # database told as {#decide}'s.
+      def decide_all(batch)
+        super
+      rescue ::SQLite3::Exception => e
+        raise @failures.failed(e, Failures::NOT_WRITTEN)
+      end
+
       # Handover fairness: this process taking back a resource it released
       # within the last HANDOVER_WINDOW first pauses a jittered moment, up to
       # two of a waiter's polls, so that a waiter (polling every 4-8 ms) gets

@@ -4,8 +4,11 @@ module LeaseMachines
   module Stores
     # What every engine shares: the decision transaction and the operator
     # calls. An engine provides #transaction (BEGIN, yield a transaction object
-    # with #lock/#write/#connection, COMMIT), #read_status and #read_statuses.
+    # with #lock/#write/#connection, and #lock_all where the engine locks
+    # several rows in one statement; COMMIT), #read_status and #read_statuses.
     class Store
+      include BatchRenewal # renew_all
+
       # Seconds {#await_handover} waits before it looks, on an engine that
       # cannot be told of a release (jittered by up to the same again).
       HANDOVER_POLL = 0.004
@@ -162,15 +165,7 @@ module LeaseMachines
       # @param label [String, nil] the holder's label ({HolderLabel}), written with a grant
       def decide(name, request, label = nil)
         label = stored_label(label)
-        transaction do |tx|
-          columns, clock_ms = tx.lock(name, create: true)
-          decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
-          written = after && HolderLabel.written(request, decision, after, label)
-          tx.write(name, after, exists: !columns.nil?, label: written) if after
-          announce_release(tx, name) if after && decision.released?
-          notify(tx, name, decision, after || columns)
-          decision
-        end
+        transaction { |tx| decided_in(tx, name, request, label) }
       end
 
       # @api private: the committed checkpoint of one resource (an empty one
@@ -252,6 +247,18 @@ module LeaseMachines
           Reconciled.new(name: name, mark: mark.highest, mark_owner: mark.owner, last_issued_before: before.last_issued,
                          last_issued: after.last_issued, voided: voided).freeze
         end
+      end
+
+      # One decision inside `transaction` (a decision's own, or a batch's:
+      # {BatchRenewal}): lock, decide, write, hook. `label`: {#stored_label}'s.
+      def decided_in(transaction, name, request, label)
+        columns, clock_ms = transaction.lock(name, create: true)
+        decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
+        written = after && HolderLabel.written(request, decision, after, label)
+        transaction.write(name, after, exists: !columns.nil?, label: written) if after
+        announce_release(transaction, name) if after && decision.released?
+        notify(transaction, name, decision, after || columns)
+        decision
       end
 
       # In the release's own transaction (PostgreSQL's NOTIFY); elsewhere waiters poll.

@@ -25,6 +25,10 @@ module LeaseMachines
       # statement, so after the lock is granted).
       LOCK_SQL = "SELECT #{COLUMN_LIST} FROM #{TABLE} WHERE name = %<name>s FOR UPDATE".freeze
       CLOCK_SQL = "SELECT #{CLOCK_MS}".freeze
+      # A batch's locking read ({BatchRenewal}): the rows of a list of names,
+      # locked in the order of the primary key.
+      LOCK_ALL_SQL = "SELECT name, #{COLUMN_LIST} FROM #{TABLE} WHERE name IN (%<names>s) ORDER BY name FOR UPDATE"
+                     .freeze
       INSERT_EMPTY_SQL = "INSERT IGNORE INTO #{TABLE} (name, updated_at) VALUES (%<name>s, #{NOW})".freeze
 
       STATUS_COLUMNS = "#{CLOCK_MS}, r.name, #{R_COLUMNS}, " \
@@ -69,6 +73,10 @@ module LeaseMachines
 
           def lock(name)
             format(LOCK_SQL, name: name(name))
+          end
+
+          def lock_all(names)
+            format(LOCK_ALL_SQL, names: names.map { |each| name(each) }.join(", "))
           end
 
           def insert_empty(name)

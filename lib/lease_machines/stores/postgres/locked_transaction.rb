@@ -24,9 +24,40 @@ module LeaseMachines
           @failures = failures
         end
 
+        # Locks the rows of `names` (sorted) with one statement; #lock then
+        # answers each from what it read, once (a name asked again is read again).
+        def lock_all(names)
+          result = @connection.exec_params(LOCK_ALL_SQL, [PG::TextEncoder::Array.new.encode(names)])
+          @locked = result.values.to_h { |values| [values.first, [values[1, 5], Integer(values.fetch(6), 10)]] }
+        end
+
+        # From now on a write that keeps the label waits for
+        # #write_deferred, which writes them all with one statement.
+        def defer_writes
+          @deferred = {}
+        end
+
+        # Writes the deferred rows with one UPDATE.
+        def write_deferred
+          return if @deferred.nil? || @deferred.empty?
+
+          encoder = PG::TextEncoder::Array.new
+          columns = @deferred.values.transpose.map { |column| encoder.encode(column) }
+          result = @connection.exec_params(WRITE_ALL_SQL, [encoder.encode(@deferred.keys), *columns])
+          count = @deferred.size
+          @deferred.clear
+          return if result.cmd_tuples == count
+
+          raise @failures.problem("updating #{count} rows in one statement changed #{result.cmd_tuples}")
+        end
+
         # @return [[Array<String>, Integer]] the five columns and the clock
         #   in ms ([nil, nil] for a missing row when not `create`)
         def lock(name, create:)
+          write_deferred if @deferred&.key?(name) # asked again: it reads what was decided
+          locked = @locked&.delete(name)
+          return locked if locked
+
           result = @connection.exec_params(LOCK_SQL, [name])
           if result.ntuples.zero?
             return [nil, nil] unless create
@@ -49,6 +80,7 @@ module LeaseMachines
         # label unless it is {HolderLabel::KEEP}.
         def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
+          return @deferred[name] = columns if @deferred && label == HolderLabel::KEEP
 
           result = if label == HolderLabel::KEEP
                      @connection.exec_params(UPDATE_SQL, [name, *columns])

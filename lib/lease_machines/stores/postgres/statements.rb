@@ -15,6 +15,19 @@ module LeaseMachines
       # UPDATE is never flattened into its parent).
       LOCK_SQL = "SELECT #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
                  "FROM (SELECT #{COLUMNS} FROM #{TABLE} WHERE name = $1 FOR UPDATE) AS r".freeze
+      # A batch's locking read ({BatchRenewal}): the rows of the names in $1
+      # (a text[]), locked in the order of their names (the lock is taken
+      # above the sort), the clock after the locks.
+      LOCK_ALL_SQL = "SELECT r.name::text, #{COLUMNS_AS_TEXT}, #{CLOCK_MS}::text " \
+                     "FROM (SELECT name, #{COLUMNS} FROM #{TABLE} WHERE name = ANY($1::text[]) " \
+                     "ORDER BY name COLLATE \"C\" FOR UPDATE) AS r".freeze
+      # A batch's write: the rows of the names in $1, their five columns in
+      # $2 to $6 (numeric[], one element per name).
+      WRITE_ALL_SQL = "UPDATE #{TABLE} AS t SET last_issued = v.last_issued, lease_owner = v.lease_owner, " \
+                      "lease_token = v.lease_token, lease_expires_at_ns = v.lease_expires_at_ns, " \
+                      "observed_ns = v.observed_ns, updated_at = clock_timestamp() " \
+                      "FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[], " \
+                      "$6::numeric[]) AS v(name, #{COLUMNS}) WHERE t.name = v.name".freeze
       INSERT_SQL = "INSERT INTO #{TABLE} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING".freeze
       SET_COLUMNS = "last_issued = $2, lease_owner = $3, lease_token = $4, lease_expires_at_ns = $5, " \
                     "observed_ns = $6, updated_at = clock_timestamp()"
