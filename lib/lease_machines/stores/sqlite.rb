@@ -234,6 +234,16 @@ module LeaseMachines
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 
+      def read_statuses_of(names)
+        sql = format(labelled? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL, names: Array.new(names.size, "?").join(", "))
+        rows, clock = read(sql, names)
+        readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
+      end
+
+      def read_names
+        read(NAMES_SQL, []).first.map(&:first)
+      end
+
       def status_from(values, clock)
         name = values.fetch(0)
         build_status(name, values[1, 5], updated_at(name, values.fetch(6)), clock, values.fetch(7))
