@@ -5,7 +5,7 @@ require_relative "../jobs/sidekiq_cluster"
 require "sidekiq"
 
 module LeaseMachines
-  # The Sidekiq Web tab in a real browser, on the running Sidekiq (6.5 on
+  # The Sidekiq Web tab in a real browser, on the running Sidekiq (6.4 on
   # the host; 7.3 and 8.1 in script/matrix's trixie and sid roots, driven by
   # the host's Chromium through the chromedriver script/matrix starts:
   # LEASE_MACHINES_WEBDRIVER_URL). Sidekiq::Web with the tab is served by
