@@ -63,8 +63,11 @@ namespace :bench do
   desc "What a Metrics registry costs hold { }: nothing subscribed, an empty subscriber, Metrics installed"
   task(metrics: :compile) { BenchTasks.run("metrics_bench.rb") }
 
-  desc "The web UI's index of 10,000 resources on SQLite against the store's own read of every row"
-  task(web: :compile) { BenchTasks.run("web_bench.rb") }
+  desc "The web UI's index of 10,000 resources on SQLite, PostgreSQL and MySQL against the store's read of every row"
+  task web: :compile do
+    BenchTasks.run("web_bench.rb", "DATABASE_URL" => BenchTasks.server_url("postgres"),
+                                   "MYSQL_URL" => BenchTasks.server_url("mysql"))
+  end
 
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"
   task(instructions: :compile) { BenchTasks.run("instructions.rb") }

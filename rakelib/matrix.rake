@@ -38,10 +38,12 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 # call).
 MATRIX_SAME_IN_EVERY_VERSION = %w[test/packaging/packaging_test.rb test/docs/demo_test.rb
                                   test/chaos/checker_test.rb test/chaos/report_test.rb].freeze
-# What runs on the host only: the web UI in headless Chromium (bin/setup's
-# chromium, chromium-driver and WEBrick, which the roots do not hold). The
-# pages themselves, and the Sidekiq tab on each root's Sidekiq
-# (test/web/sidekiq_tab_test.rb), are in the matrix.
+# What runs on the host only: the standalone web UI in headless Chromium
+# (the same pages on every version). The pages through Rack, the Sidekiq tab
+# on each root's Sidekiq through Rack (test/web/sidekiq_tab_test.rb) and in
+# the host's Chromium (test/web/sidekiq_tab_browser_test.rb: the roots hold
+# no Chromium; script/matrix starts the host's chromedriver and the test in
+# the root drives it over loopback) are in the matrix.
 MATRIX_HOST_ONLY = %w[test/web/browser_test.rb].freeze
 
 Rake::TestTask.new("test:matrix") do |t|
@@ -64,7 +66,7 @@ task "test:matrix" => [:compile, "test:mysql"]
 RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY = FileList[
   "test/fences/*_test.rb", "test/stores/*_test.rb", "test/jobs/*_test.rb", "test/rails/*_test.rb",
   "test/runtime/{interrupted_acquire,limit_processes,real_processes}_test.rb", "test/testing/modes_test.rb",
-  "test/docs/guides_test.rb", "test/web/sidekiq_tab_test.rb"
+  "test/docs/guides_test.rb", "test/web/sidekiq_tab_test.rb", "test/web/sidekiq_tab_browser_test.rb"
 ].exclude("test/fences/{refusal_events,sqlite_guard}_test.rb",
           "test/stores/{resource_name,row_codec,sqlite_waiters,sqlite_store,memory_store}_test.rb",
           "test/jobs/active_job_test_helper_test.rb", "test/rails/log_subscriber_test.rb")

@@ -45,7 +45,7 @@ module LeaseMachines
     # @return [Pages] what the standalone app and a Sidekiq tab serve
     attr_reader :pages
 
-    # @param store [#statuses, #status, #force_release, nil] nil: the
+    # @param store [#names, #statuses, #status, #force_release, nil] nil: the
     #   configured store (`LeaseMachines.configuration.store`), read at each request
     # @param fences [#highest, nil] a fence (a `LeaseMachines::Fences::*`)
     #   whose marks the resource pages show
@@ -105,7 +105,7 @@ module LeaseMachines
     private
 
     def check_parts(store, fences, who)
-      unless store.nil? || %i[statuses status force_release].all? { |call| store.respond_to?(call) }
+      unless store.nil? || %i[names statuses status force_release].all? { |call| store.respond_to?(call) }
         raise TypeError, "store must be a lease store (LeaseMachines::Stores::*) or nil, got #{Stores.described(store)}"
       end
       unless fences.nil? || fences.respond_to?(:highest)

@@ -37,7 +37,13 @@ run_chroot() {
   remove_tree "$out"
   case "${MATRIX_JOB:-suite}" in
     suite)
-      in_root env MATRIX_OUT="/build/out-$env" MATRIX_PG_PORT="$port" MATRIX_PG_DIR=/build/pg \
+      # The Sidekiq tab's browser test (ruby34 runs no Sidekiq).
+      local webdriver=()
+      if [ "$env" != ruby34 ]; then
+        start_webdriver
+        webdriver=(LEASE_MACHINES_WEBDRIVER_URL="$webdriver_url")
+      fi
+      in_root env MATRIX_OUT="/build/out-$env" MATRIX_PG_PORT="$port" MATRIX_PG_DIR=/build/pg "${webdriver[@]}" \
         ${TEST:+TEST="$TEST"} ${TESTOPTS:+TESTOPTS="$TESTOPTS"} ${MATRIX_TIMEOUT:+MATRIX_TIMEOUT="$MATRIX_TIMEOUT"} \
         "/build/lease_machines/script/matrix.d/$runner" || status=$?
       ;;
@@ -64,6 +70,7 @@ run_chroot() {
 # chroot environment's process.
 leave_root() {
   set +e
+  stop_webdriver
   if [ -f "$root/build/pg/postmaster.pid" ] && [ -x "$root/build/lease_machines/script/postgres" ]; then
     in_root env LEASE_MACHINES_PG_PORT="$port" LEASE_MACHINES_PG_DIR=/build/pg \
       /build/lease_machines/script/postgres stop >/dev/null 2>&1 || true

@@ -501,6 +501,26 @@ module LeaseMachines
       assert_equal names.sort, names
     end
 
+    # What a page of a list reads: every name, in #statuses' order, then the
+    # statuses of the page's names alone (a name without a row left out).
+    # Names with quotes, commas and braces reach the query as names.
+    def test_names_and_the_statuses_of_some_names
+      store = new_store
+      names = %w[c a b].map { |tag| unique_name(%(page "#{tag}", {x} ü)) }
+      names.each { |name| store.authority(name).acquire(owner: 7, ttl: 60) }
+      listed = store.names
+      assert_equal store.statuses.map(&:name), listed
+      names.each { |name| assert_includes listed, name }
+
+      some = store.statuses([names[0], unique_name("page-none"), names[1], names[0]])
+      assert_equal [names[1], names[0]], some.map(&:name), "ordered by name, each once"
+      assert_equal [store.status(names[1]).checkpoint, store.status(names[0]).checkpoint], some.map(&:checkpoint)
+      assert_equal [], store.statuses([])
+      assert_raises(TypeError) { store.statuses(names[0]) }
+      error = assert_raises(TypeError) { store.statuses([names[0], :b]) }
+      assert_includes error.message, "names must be an Array of Strings"
+    end
+
     def test_force_release_clears_the_lease_and_keeps_the_high_water_mark
       store = new_store
       name = unique_name
@@ -567,6 +587,9 @@ module LeaseMachines
       refute_includes listed, bad
       assert_equal [bad], error.failures.keys
       assert_includes error.failures.fetch(bad).message, bad.inspect
+      page = assert_raises(Stores::UnreadableStatusesError) { store.statuses([bad, good.last]) }
+      assert_equal [good.last], page.statuses.map(&:name)
+      assert_equal [bad], page.failures.keys
     ensure
       delete_row(bad) if bad
     end

@@ -13,9 +13,15 @@ module LeaseMachines
   # (plain JSON over loopback HTTP: no driver gem). One browser per test
   # class: {.start}, then {#quit}. Chromium runs with a fresh profile and the
   # switches that keep it off the network (the machine's network is closed).
+  #
+  # With LEASE_MACHINES_WEBDRIVER_URL (http://127.0.0.1:PORT) the chromedriver
+  # listening there is used instead of one started here: script/matrix
+  # starts the host's for the tests in a chroot, which holds no Chromium but
+  # shares the host's loopback, so the host's browser loads the chroot's pages.
   class WebDriver
     CHROMIUM = ENV.fetch("CHROMIUM", "/usr/bin/chromium")
     CHROMEDRIVER = ENV.fetch("CHROMEDRIVER", "/usr/bin/chromedriver")
+    REMOTE = ENV.fetch("LEASE_MACHINES_WEBDRIVER_URL", nil)
     SWITCHES = %w[--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
                   --disable-component-update --disable-sync --disable-dev-shm-usage --window-size=1280,900].freeze
     ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
@@ -23,9 +29,10 @@ module LeaseMachines
     # A command the browser refused (no such element, a script error).
     class Failure < StandardError; end
 
-    # Whether Chromium and chromedriver are installed (bin/setup installs them).
+    # Whether Chromium and chromedriver are installed (bin/setup installs
+    # them), or another's chromedriver is given (REMOTE).
     def self.available?
-      File.executable?(CHROMIUM) && File.executable?(CHROMEDRIVER)
+      !REMOTE.nil? || (File.executable?(CHROMIUM) && File.executable?(CHROMEDRIVER))
     end
 
     def self.start
@@ -33,12 +40,11 @@ module LeaseMachines
     end
 
     def start
-      @profile = Dir.mktmpdir("lease_machines_chromium")
-      @port = FreePort.pick
-      @log = File.join(@profile, "chromedriver.log")
-      @pid = Process.spawn(CHROMEDRIVER, "--port=#{@port}", "--log-path=#{@log}", out: File::NULL, err: File::NULL)
+      @driver = REMOTE ? URI(REMOTE) : spawn_driver
       Timeout.timeout(10) { sleep 0.05 until ready? }
-      options = { binary: CHROMIUM, args: SWITCHES + ["--user-data-dir=#{File.join(@profile, 'profile')}"] }
+      # A remote chromedriver gives Chromium a fresh profile of its own.
+      profile = @profile ? ["--user-data-dir=#{File.join(@profile, 'profile')}"] : []
+      options = { binary: CHROMIUM, args: SWITCHES + profile }
       @session = command(:post, "/session", capabilities: { alwaysMatch: { browserName: "chrome",
                                                                            "goog:chromeOptions": options } })
                  .fetch("sessionId")
@@ -115,8 +121,18 @@ module LeaseMachines
 
     private
 
+    # Starts this machine's chromedriver, with a folder for Chromium's profile.
+    # @return [URI] where it listens
+    def spawn_driver
+      @profile = Dir.mktmpdir("lease_machines_chromium")
+      port = FreePort.pick
+      log = File.join(@profile, "chromedriver.log")
+      @pid = Process.spawn(CHROMEDRIVER, "--port=#{port}", "--log-path=#{log}", out: File::NULL, err: File::NULL)
+      URI("http://127.0.0.1:#{port}")
+    end
+
     def ready?
-      Net::HTTP.get_response(URI("http://127.0.0.1:#{@port}/status")).is_a?(Net::HTTPSuccess)
+      Net::HTTP.get_response(URI.join(@driver, "/status")).is_a?(Net::HTTPSuccess)
     rescue SystemCallError
       false
     end
@@ -124,7 +140,7 @@ module LeaseMachines
     def session(method, path, body = nil) = command(method, "/session/#{@session}#{path}", body)
 
     def command(method, path, body = nil)
-      http = Net::HTTP.new("127.0.0.1", @port)
+      http = Net::HTTP.new(@driver.host, @driver.port)
       http.read_timeout = 30
       request = { get: Net::HTTP::Get, post: Net::HTTP::Post, delete: Net::HTTP::Delete }.fetch(method).new(path)
       request.body = JSON.generate(body) unless body.nil?

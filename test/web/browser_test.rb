@@ -1,9 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "web_helper"
-require_relative "../support/webdriver"
-require_relative "../support/rackup_server"
-require_relative "../jobs/sidekiq_cluster"
+require_relative "browser_helper"
 
 module LeaseMachines
   # The UI in a real browser: headless Chromium (Debian's chromium and
@@ -11,37 +8,19 @@ module LeaseMachines
   # the app served by WEBrick from test/web/browser/config.ru in a process
   # of its own, on the test's SQLite store. One browser for the class.
   # LEASE_MACHINES_SCREENSHOTS=DIR saves the index and a resource page as
-  # PNGs there (`rake web:screenshots` writes docs/web-*.png).
+  # PNGs there (`rake web:screenshots` writes docs/web-*.png). The Sidekiq
+  # tab's: sidekiq_tab_browser_test.rb.
   class WebBrowserTest < Minitest::Test
-    include WebTestHelper
-
-    CONFIG_RU = File.join(__dir__, "browser", "config.ru")
-    XSS_NAMES = [%(<script>window.__lm_xss = 1</script>), %(<img src=x onerror="window.__lm_xss = 2">)].freeze
-    NO_XSS = "return window.__lm_xss === undefined && document.querySelectorAll('main script, td img').length === 0"
-
-    def self.browser
-      @browser ||= WebDriver.start.tap { |browser| Minitest.after_run { browser.quit } }
-    end
+    include BrowserTestHelper
 
     def setup
-      # Not a skip: bin/setup installs them, and the matrix roots leave this
-      # file out (rakelib/matrix.rake, MATRIX_HOST_ONLY).
-      flunk "needs chromium, chromium-driver and ruby-rack's rackup (bin/setup)" unless WebDriver.available? &&
-                                                                                        RackupServer.available?
       super
-      @browser = self.class.browser
       @lease = @store.authority("reports/nightly").acquire(owner: 7, ttl: 600).lease
       @store.authority("reports/weekly").acquire(owner: 8, ttl: 600)
       @store.authority("billing/nightly").acquire(owner: 9, now: Time.now.to_f - 40, ttl: 10)
       fence = Fences::SQLite.new(@path).setup!
       fence.guard("reports/nightly", @lease) { |_db| nil }
       fence.close
-      @servers = []
-    end
-
-    def teardown
-      @servers&.each(&:stop)
-      super
     end
 
     def test_list_and_filter
@@ -103,22 +82,6 @@ module LeaseMachines
       end
     end
 
-    def test_the_sidekiq_tab
-      XSS_NAMES.each { |name| @store.authority(name).acquire(owner: 1, ttl: 600) }
-      sidekiq = serve("sidekiq", "REDIS_URL" => SidekiqCluster.redis_url)
-      @browser.visit(sidekiq.url("/sidekiq/"))
-      @browser.click(%(a[href="/sidekiq/leases"]))
-      assert_equal sidekiq.url("/sidekiq/leases"), @browser.current_url
-      assert_equal (XSS_NAMES + %w[billing/nightly reports/nightly reports/weekly]).sort,
-                   @browser.texts("td.lm-name").sort
-      assert @browser.script(NO_XSS), "Sidekiq's policy allows inline scripts: only the escaping stops them"
-      @browser.visit(sidekiq.url("/sidekiq/leases/resource?name=reports%2Fnightly"))
-      @browser.click("a.lm-release")
-      @browser.click("form.lm-confirm button")
-      assert_match(/\AReleased\./, @browser.text(@browser.find(".lm-notice")))
-      assert_nil @store.status("reports/nightly").lease
-    end
-
     def test_the_index
       %w[mailers/digest imports/catalog payments/settle].each_with_index do |name, at|
         @store.authority(name).acquire(owner: 4_211 + at, ttl: 90 + (at * 30))
@@ -128,23 +91,6 @@ module LeaseMachines
       @browser.visit(ui.url("/leases/"))
       assert_equal 6, @browser.texts("td.lm-name").size
       screenshot("web-index.png")
-    end
-
-    private
-
-    def log
-      File.join(@dir, "gem.log")
-    end
-
-    def serve(app, env = {})
-      server = RackupServer.new(CONFIG_RU, { "LM_APP" => app, "LM_STORE" => @path, "LM_LOG" => log }.merge(env))
-      @servers << server
-      server
-    end
-
-    def screenshot(name)
-      dir = ENV.fetch("LEASE_MACHINES_SCREENSHOTS", nil)
-      @browser.screenshot(File.join(dir, name)) if dir
     end
   end
 end

@@ -63,7 +63,9 @@ module LeaseMachines
         status = @store.status(SCRIPT).to_h.merge(name: "job/#{at}", label: label)
         Stores::Status.new(**status).freeze
       end
-      body = views.index(frame, Web::Listing.new(statuses, {}, filter: nil, page: nil, per_page: 10))
+      body = views.index(frame, Web::Listing.new(statuses.map(&:name), filter: nil, page: nil, per_page: 10) do
+        [statuses, {}]
+      end)
       assert body.valid_encoding?
       assert_equal ["&lt;b&gt;host&lt;/b&gt; &quot;pid&quot; &#39;job&#39;", "job \u{FFFD}\u{FFFD}", "café &lt;i&gt;"],
                    body.scan(%r{<td class="lm-holder">(.*?)</td>}).flatten

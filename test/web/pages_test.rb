@@ -85,7 +85,7 @@ module LeaseMachines
 
       body = request(mounted(Web.new(store: @store)), "GET", "/").body
       assert_equal %w[a_good], cells(body, "lm-name")
-      assert_match(%r{1 rows cannot be read:.*<code>b_bad</code>: .*unreadable updated_at}m, body)
+      assert_match(%r{1 rows of this page cannot be read:.*<code>b_bad</code>: .*unreadable updated_at}m, body)
     end
 
     def test_a_resource_page_shows_its_status_its_fence_mark_and_its_events

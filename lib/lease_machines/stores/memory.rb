@@ -79,11 +79,21 @@ module LeaseMachines
         row && build_status(name, row.columns, row.updated_at, clock, row.label)
       end
 
-      def read_statuses
+      # `wanted`: the names to keep (a Hash of them), nil for all.
+      def read_statuses(wanted = nil)
         rows, clock = @database.read_all
+        rows = rows.select { |(name, _row)| wanted.key?(name) } if wanted
         readable_statuses(rows, name_at: 0) do |(name, row)|
           build_status(name, row.columns, row.updated_at, clock, row.label)
         end
+      end
+
+      def read_statuses_of(names)
+        read_statuses(names.to_h { |name| [name, true] })
+      end
+
+      def read_names
+        @database.read_all.first.map(&:first)
       end
     end
   end

@@ -197,6 +197,15 @@ module LeaseMachines
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
+      def read_statuses_of(names)
+        rows = query(SQL.statuses_of(names, labelled_for_reading?)).reject { |values| values[1].nil? }
+        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      end
+
+      def read_names
+        query(NAMES_SQL).map { |(name)| name.dup.force_encoding(Encoding::UTF_8) }
+      end
+
       def status_from(values)
         name = values.fetch(1).dup.force_encoding(Encoding::UTF_8)
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc

@@ -20,7 +20,9 @@ module LeaseMachines
       SETUP_LOCK_KEY = 7_813_005_877_785_687_408
       # A PostgreSQL message's first line (the whole one stays in `cause`).
       SUMMARY = ->(error) { error.message.lines.first.to_s.strip }
-      private_constant :SUMMARY
+      # Names as one text[] parameter (STATUSES_OF_SQL), each quoted.
+      TEXT_ARRAY = PG::TextEncoder::Array.new(elements_type: PG::TextEncoder::String.new)
+      private_constant :SUMMARY, :TEXT_ARRAY
 
       # @return [String] the schema {#setup!} runs
       def self.schema_sql
@@ -241,6 +243,16 @@ module LeaseMachines
       def read_statuses
         rows = query(labelled_for_reading? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      end
+
+      def read_statuses_of(names)
+        sql = labelled_for_reading? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL
+        rows = query(sql, [TEXT_ARRAY.encode(names)]).values.reject { |values| values[1].nil? }
+        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      end
+
+      def read_names
+        query(NAMES_SQL, []).column_values(0)
       end
 
       def status_from(values)

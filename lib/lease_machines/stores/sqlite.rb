@@ -214,10 +214,13 @@ module LeaseMachines
         (seconds * 1000).ceil
       end
 
+      # A block, given the database, reads the rows itself (see #read_names).
       def read(sql, params)
         @mutex.synchronize do
           connection = @connection.current
-          rows = connection.patiently { connection.database.execute(sql, params) }
+          rows = connection.patiently do
+            block_given? ? yield(connection.database) : connection.database.execute(sql, params)
+          end
           [rows, clock_ms]
         end
       rescue ::SQLite3::Exception => e
@@ -240,6 +243,27 @@ module LeaseMachines
       def read_statuses
         rows, clock = read(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, [])
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
+      end
+
+      def read_statuses_of(names)
+        sql = format(labelled? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL, names: Array.new(names.size, "?").join(", "))
+        rows, clock = read(sql, names)
+        readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
+      end
+
+      # Stepped through one row at a time: the driver's result set costs
+      # sqlite3 1.x three times as much a row (30 ms for 10,000 names).
+      def read_names
+        read(NAMES_SQL, []) do |database|
+          statement = database.prepare(NAMES_SQL)
+          names = []
+          while (row = statement.step)
+            names << row.first
+          end
+          names
+        ensure
+          statement&.close
+        end.first
       end
 
       def status_from(values, clock)

@@ -5,7 +5,8 @@ module LeaseMachines
     # What every engine shares: the decision transaction and the operator
     # calls. An engine provides #transaction (BEGIN, yield a transaction object
     # with #lock/#write/#connection, and #lock_all where the engine locks
-    # several rows in one statement; COMMIT), #read_status and #read_statuses.
+    # several rows in one statement; COMMIT), #read_status, #read_statuses,
+    # #read_statuses_of and #read_names.
     class Store
       include BatchRenewal # renew_all
 
@@ -90,10 +91,24 @@ module LeaseMachines
         read_status(Stores.resource_name(name))
       end
 
-      # Every resource's committed state, ordered by name.
+      # Every resource's committed state, ordered by name; given `names`,
+      # only those resources' that have a row (one query: a page of a list).
+      # @param names [Array<String>, nil] names as {#names} reads them
       # @return [Array<Status>]
-      def statuses
-        read_statuses
+      def statuses(names = nil)
+        return read_statuses if names.nil?
+        unless names.is_a?(Array) && names.all?(String)
+          raise TypeError, "names must be an Array of Strings (resource names) or nil, got #{Stores.described(names)}"
+        end
+
+        names.empty? ? [] : read_statuses_of(names.uniq)
+      end
+
+      # Every resource's name, ordered as {#statuses} orders them: one
+      # column, what a list pages over before it reads one page's statuses.
+      # @return [Array<String>]
+      def names
+        read_names
       end
 
       # Operator action: clears the lease whoever holds it. The token

@@ -2,9 +2,9 @@
 
 module LeaseMachines
   class Web
-    # The index's list: the store's resources filtered by a name or a glob
-    # ({NamePattern}), then one page of them. A filter without glob
-    # characters keeps the names that contain it.
+    # The index's list: the store's resource names filtered by a name or a
+    # glob ({NamePattern}), then one page of them, whose statuses alone are
+    # read. A filter without glob characters keeps the names that contain it.
     class Listing
       # @return [String] the filter as given ("" for none)
       attr_reader :filter
@@ -18,22 +18,23 @@ module LeaseMachines
       attr_reader :statuses
       # @return [Integer] resources the filter kept
       attr_reader :matched
-      # @return [Hash{String => StoreError}] rows the filter kept that cannot be read
+      # @return [Hash{String => StoreError}] rows of the page shown that cannot be read
       attr_reader :failures
 
-      # @param statuses [Array<Stores::Status>] ordered by name
-      # @param failures [Hash{String => StoreError}] rows that cannot be read
+      # @param names [Array<String>] every resource's name, ordered
       # @param page [String, nil] the `page` parameter
-      def initialize(statuses, failures, filter:, page:, per_page:)
+      # @yieldparam names [Array<String>] the names of the page shown
+      # @yieldreturn [Array(Array<Stores::Status>, Hash{String => StoreError})]
+      #   their statuses, and the rows that cannot be read
+      def initialize(names, filter:, page:, per_page:)
         @filter = filter.to_s
-        @matcher = matcher(@filter)
-        @total = statuses.size + failures.size
-        kept = statuses.select { |status| keep?(status.name) }
-        @failures = failures.select { |name, _error| keep?(name) }
+        matcher = matcher(@filter)
+        @total = names.size
+        kept = matcher ? names.select(&matcher) : names
         @matched = kept.size
         @pages = [(kept.size + per_page - 1) / per_page, 1].max
         @page = Integer(page.to_s, 10, exception: false)&.clamp(1, @pages) || 1
-        @statuses = kept[(@page - 1) * per_page, per_page] || []
+        @statuses, @failures = yield(kept[(@page - 1) * per_page, per_page] || [])
       end
 
       private
@@ -43,10 +44,6 @@ module LeaseMachines
         return NamePattern.new(filter).method(:match?) if NamePattern.glob?(filter)
 
         ->(name) { name.include?(filter) }
-      end
-
-      def keep?(name)
-        @matcher.nil? || @matcher.call(name)
       end
     end
   end

@@ -35,8 +35,10 @@ module LeaseMachines
 
       def index(params, frame)
         guarded(frame) do
-          statuses, failures = statuses_and_failures
-          listing = Listing.new(statuses, failures, filter: params["match"], page: params["page"], per_page: @per_page)
+          store = @store.call
+          listing = Listing.new(store.names, filter: params["match"], page: params["page"], per_page: @per_page) do |names|
+            statuses_and_failures(store, names)
+          end
           Page.new(status: 200, title: "Leases", body: VIEWS.index(frame, listing))
         end
       end
@@ -120,8 +122,8 @@ module LeaseMachines
         end
       end
 
-      def statuses_and_failures
-        [@store.call.statuses, {}]
+      def statuses_and_failures(store, names)
+        [store.statuses(names), {}]
       rescue Stores::UnreadableStatusesError => e
         [e.statuses, e.failures]
       end

@@ -28,7 +28,8 @@ when "sidekiq"
   require "rack/session/cookie"
   require "lease_machines/web/sidekiq_tab"
   Sidekiq.configure_client { |config| config.redis = { url: ENV.fetch("REDIS_URL") } }
-  Sidekiq.logger = Logger.new(File::NULL)
+  require_relative "../../support/quiet_sidekiq"
+  LeaseMachines::QuietSidekiq.logger!
   LeaseMachines::Web::SidekiqTab.register(LeaseMachines::Web.new)
   use Rack::Session::Cookie, secret: SecureRandom.hex(64), same_site: true
   map("/sidekiq") { run Sidekiq::Web }

@@ -36,6 +36,9 @@ module LeaseMachines
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = %<name>s".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON TRUE " \
                      "ORDER BY r.name".freeze
+      # Some resources' (Store#statuses(names)).
+      STATUSES_OF_SQL = STATUSES_SQL.sub("ON TRUE", "ON r.name IN (%<names>s)").freeze
+      NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name".freeze
       # How many columns the table has, and whether each of the label's is one of them.
       LABEL_COLUMNS_SQL = "SELECT COUNT(*), COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::COLUMN}'), 0), " \
                           "COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
@@ -90,6 +93,10 @@ module LeaseMachines
 
           def statuses(labelled)
             format(STATUSES_SQL, label: status_label(labelled))
+          end
+
+          def statuses_of(names, labelled)
+            format(STATUSES_OF_SQL, names: names.map { |one| name(one) }.join(", "), label: status_label(labelled))
           end
 
           # A holder's label as a hex literal (its bytes, nothing to escape), or NULL.

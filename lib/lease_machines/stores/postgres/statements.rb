@@ -87,9 +87,13 @@ module LeaseMachines
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = $1".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON true " \
                      "ORDER BY r.name COLLATE \"C\"".freeze
+      # Some resources' (Store#statuses(names)): $1 is a text[] of the names.
+      STATUSES_OF_SQL = STATUSES_SQL.sub("ON true", "ON r.name = ANY($1::text[])").freeze
+      NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name COLLATE \"C\"".freeze
       # The same of a table made before the label's columns (NULL in its place).
       UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
       UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
+      UNLABELLED_STATUSES_OF_SQL = STATUSES_OF_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
       # How many columns the store's table (through the search_path) has,
       # and how many of them are the label's.
       LABEL_COLUMNS_SQL = "SELECT count(*)::text, (count(*) FILTER (WHERE attname IN ('#{HolderLabel::COLUMN}', " \

@@ -20,9 +20,13 @@ module LeaseMachines
       STATUS_COLUMNS = "name, #{COLUMNS}, updated_at, #{HolderLabel.shown_sql('')}".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name = ?".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} ORDER BY name".freeze
+      # Some resources' (Store#statuses(names)): one `?` per name in `names`.
+      STATUSES_OF_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name IN (%<names>s) ORDER BY name".freeze
+      NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name".freeze
       # The same of a table made before the label's columns (NULL in its place).
       UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
       UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
+      UNLABELLED_STATUSES_OF_SQL = STATUSES_OF_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
       # How many columns the table has, and whether each of the label's is one of them.
       LABEL_COLUMNS_SQL = "SELECT count(*), coalesce(sum(name = '#{HolderLabel::COLUMN}'), 0), " \
                           "coalesce(sum(name = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
