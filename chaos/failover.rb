@@ -23,11 +23,14 @@ module Chaos
       @standby = { port: settings.pg_standby_port, dir: settings.pg_standby_dir }
     end
 
-    # Both servers stopped and removed: each run starts from a fresh primary
-    # (a run before may have left the roles swapped).
+    # Both servers stopped at once (their data is not kept) and removed:
+    # each run starts from a fresh primary (a run before may have left the
+    # roles swapped).
     def reset
-      stop
-      [@primary, @standby].each { |server| FileUtils.rm_rf([server[:dir], "#{server[:dir]}.initdb.log"]) }
+      [@primary, @standby].each do |server|
+        immediate_stop(server)
+        FileUtils.rm_rf([server[:dir], "#{server[:dir]}.initdb.log"])
+      end
     end
 
     # The standby, once the primary holds the run's database.
@@ -36,14 +39,10 @@ module Chaos
       script(@standby, "start") or raise "chaos: the standby on port #{@standby[:port]} did not start"
     end
 
-    def stop
-      [@standby, @primary].each { |server| script(server, "stop") }
-    end
-
     # The fault, up to the promotion. @return [Hash] what it did, for the nemesis' log
     def run(random)
       cut_off = 0.5 + random.rand
-      script(@standby, "stop")
+      immediate_stop(@standby)
       sleep cut_off # the primary acknowledges grants the standby never receives
       kill(@primary)
       killed = Process.clock_gettime(Process::CLOCK_MONOTONIC)
@@ -69,6 +68,12 @@ module Chaos
 
     def script(server, command)
       system(environment(server), File.join(ROOT, "script/postgres"), command, out: File::NULL, err: File::NULL)
+    end
+
+    # pg_ctl stop -m immediate: no checkpoint (a standby restarts from its
+    # last restartpoint and replays what it had received).
+    def immediate_stop(server)
+      tool("pg_ctl", "-D", server[:dir], "-m", "immediate", "stop") if File.exist?(File.join(server[:dir], "postmaster.pid"))
     end
 
     # SIGKILL of the postmaster and its children: nothing is flushed to the

@@ -45,7 +45,7 @@ module Chaos
     ensure
       stop_all
       @network&.teardown
-      @failover&.stop
+      @failover&.reset # the roles may be swapped: the next run starts from a fresh primary
       @log&.close
     end
 
@@ -72,7 +72,9 @@ module Chaos
     def prepare
       FileUtils.rm_rf(@settings.dir)
       FileUtils.mkdir_p(%w[workers control].map { |sub| File.join(@settings.dir, sub) })
-      @failover&.reset
+      # A standby left where the primary belongs (a failover run that was
+      # killed) is removed, with its pair.
+      (@failover || Failover.new(@settings)).reset if @failover || File.exist?(File.join(@settings.pg_dir, "standby.signal"))
       @cluster.start
       @cluster.recreate_database
       setup_databases

@@ -47,14 +47,14 @@ module LeaseMachines
     # two grants' writes; with `:sequence` and bare tokens, both happen and
     # the checker finds them.
     def test_postgres_failover_with_clock_floor_tokens_and_owners_has_no_violation
-      report = run_chaos("postgres", "on", duration: 7, "FAILOVER" => "on", "FAILOVER_EVERY" => "3",
+      report = run_chaos("postgres", "on", duration: 8, "FAILOVER" => "on", "FAILOVER_EVERY" => "2",
                                            "TOKENS" => "clock_floor", "OWNERS" => "on")
       assert_operator report.figures[:faults].fetch("pg_failover", 0), :>=, 1, report.summary
       assert_clean(report)
     end
 
     def test_postgres_failover_with_sequence_tokens_and_bare_guards_the_checker_finds_two_grants
-      report = run_chaos("postgres", "on", duration: 8, "FAILOVER" => "on", "FAILOVER_EVERY" => "3",
+      report = run_chaos("postgres", "on", duration: 9, "FAILOVER" => "on", "FAILOVER_EVERY" => "2",
                                            "TOKENS" => "sequence", "OWNERS" => "off")
       assert_operator report.figures[:faults].fetch("pg_failover", 0), :>=, 1, report.summary
       assert_ran(report)
