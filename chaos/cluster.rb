@@ -83,9 +83,9 @@ module Chaos
       end
     end
 
+    # On the read-write server of the two with FAILOVER=on.
     def admin(dbname: "postgres")
-      conn = PG.connect(host: "127.0.0.1", port: @settings.pg_port, user: "postgres", dbname: dbname,
-                        connect_timeout: 5)
+      conn = PG.connect(@settings.pg_url(dbname: dbname).sub("connect_timeout=2", "connect_timeout=5"))
       yield conn
     ensure
       conn&.close

@@ -9,26 +9,31 @@ module Chaos
   # each with its start and end. It finds the workers' current process ids in
   # the runner's pids file (the runner respawns the ones it kills). Worker
   # faults: pause, kill, kill_in_tx, pause_in_tx, clock_slow, clock_jump; the
-  # database's: pg_terminate, pg_restart, pg_crash; the network's: partition,
-  # slow_link.
+  # database's: pg_terminate, pg_restart, pg_crash, and with FAILOVER=on
+  # pg_failover (chaos/failover.rb) every FAILOVER_EVERY seconds, the first
+  # after half of that, in place of the restarts and the network's faults;
+  # the network's: partition, slow_link.
   class Nemesis
     # kind => weight, per engine
     FAULTS = {
       "sqlite" => { pause: 4, kill: 1, kill_in_tx: 2, clock_slow: 1, clock_jump: 1 },
       "postgres" => { pause: 4, kill: 1, kill_in_tx: 1, pause_in_tx: 1, clock_slow: 1, clock_jump: 1,
-                      pg_terminate: 1, pg_restart: 0.5, pg_crash: 0.5, partition: 1.5, slow_link: 0.5 }
+                      pg_terminate: 1, pg_restart: 0.5, pg_crash: 0.5, partition: 1.5, slow_link: 0.5 },
+      "postgres_failover" => { pause: 4, kill: 1, kill_in_tx: 1, pause_in_tx: 1, clock_slow: 1, clock_jump: 1,
+                               pg_terminate: 1 }
     }.freeze
     MAX_AT_ONCE = 3
 
-    def initialize(settings, cluster:, network:)
+    def initialize(settings, cluster:, network:, failover: nil)
       @settings = settings
       @pids_path = File.join(settings.dir, "pids.json")
       @control_dir = File.join(settings.dir, "control")
       @log = EventLog.new(File.join(settings.dir, "nemesis.jsonl"), process: "nemesis")
       @cluster = cluster
       @network = network
+      @failover = failover
       @random = Random.new(settings.seed)
-      @faults = FAULTS.fetch(settings.engine)
+      @faults = FAULTS.fetch(failover ? "postgres_failover" : settings.engine)
       @busy = {} # worker id or :cluster / :network => true while a fault holds it
       @mutex = Mutex.new
       @threads = []
@@ -37,6 +42,7 @@ module Chaos
 
     def run
       trap(:TERM) { @stopping = true }
+      @threads << Thread.new { fail_over_on_schedule } if @failover
       until @stopping
         sleep_interruptibly(@settings.fault_every * (0.5 + @random.rand))
         break if @stopping
@@ -53,6 +59,19 @@ module Chaos
     end
 
     private
+
+    # The failovers, on their schedule: one waits for the cluster to be
+    # free of other faults.
+    def fail_over_on_schedule
+      sleep_interruptibly(@settings.failover_every / 2)
+      until @stopping
+        target = pick_target(:pg_failover)
+        next sleep_interruptibly(0.1) unless target
+
+        inject(:pg_failover, target)
+        sleep_interruptibly(@settings.failover_every)
+      end
+    end
 
     def sleep_interruptibly(seconds)
       deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
@@ -76,7 +95,7 @@ module Chaos
         return nil if @busy.size >= MAX_AT_ONCE
 
         target = case kind
-                 when :pg_restart, :pg_crash then :cluster
+                 when :pg_restart, :pg_crash, :pg_failover then :cluster
                  when :partition, :slow_link then :network
                  else
                    free = pids.keys.reject { |id| @busy[id] }
@@ -207,6 +226,13 @@ module Chaos
 
     def pg_crash(_target, _pid)
       { recovered: @cluster.crash }
+    end
+
+    # Promoted, then (unless the run is ending) the next standby made.
+    def pg_failover(_target, _pid)
+      detail = @failover.run(@random)
+      rebuilt = !@stopping && @failover.rebuild_standby
+      detail.merge(standby_rebuilt: rebuilt)
     end
 
     # The partitioned workers' link goes down for longer than the TTL.

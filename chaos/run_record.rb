@@ -42,7 +42,13 @@ module Chaos
 
     # Whether the resource's data shares the store's database.
     def bound?(resource)
-      Integer(resource[/\d+\z/], 10).even?
+      !failover? && Integer(resource[/\d+\z/], 10).even?
+    end
+
+    # Whether the run's store cluster failed over (FAILOVER=on), losing
+    # acknowledged commits by design.
+    def failover?
+      @settings["failover"] == true
     end
 
     def grants
@@ -103,7 +109,11 @@ module Chaos
     end
 
     def postgres_url
-      "postgres://postgres@127.0.0.1:#{@settings['pg_port']}/lease_machines_chaos"
+      return "postgres://postgres@127.0.0.1:#{@settings['pg_port']}/lease_machines_chaos" unless failover?
+
+      # Whichever of the two servers is the primary when the run ends.
+      "postgres://postgres@127.0.0.1:#{@settings['pg_port']},127.0.0.1:#{@settings['pg_standby_port']}/" \
+        "lease_machines_chaos?target_session_attrs=read-write"
     end
 
     def with_postgres

@@ -11,6 +11,7 @@ require "lease_machines/fences/postgres"
 require_relative "settings"
 require_relative "event_log"
 require_relative "cluster"
+require_relative "failover"
 require_relative "network"
 require_relative "protected_data"
 require_relative "nemesis"
@@ -29,20 +30,22 @@ module Chaos
       @settings = settings
       @out = out
       @cluster = Cluster.new(settings)
-      @network = settings.postgres? ? Network.new(settings) : nil
+      @network = settings.postgres? && !settings.failover? ? Network.new(settings) : nil
+      @failover = settings.failover? ? Failover.new(settings) : nil
       @workers = {} # id => pid
       @nemesis = nil
     end
 
     # @return [Checker::Report]
     def run
-      Network.check! if @settings.postgres?
+      Network.check! if @network
       prepare
       attack
       check
     ensure
       stop_all
       @network&.teardown
+      @failover&.reset # the roles may be swapped: the next run starts from a fresh primary
       @log&.close
     end
 
@@ -69,9 +72,13 @@ module Chaos
     def prepare
       FileUtils.rm_rf(@settings.dir)
       FileUtils.mkdir_p(%w[workers control].map { |sub| File.join(@settings.dir, sub) })
+      # A standby left where the primary belongs (a failover run that was
+      # killed) is removed, with its pair.
+      (@failover || Failover.new(@settings)).reset if @failover || File.exist?(File.join(@settings.pg_dir, "standby.signal"))
       @cluster.start
       @cluster.recreate_database
       setup_databases
+      @failover&.start_standby
       return unless @network
 
       @network.create
@@ -108,6 +115,7 @@ module Chaos
     def worker_config(id)
       host, port = partitioned?(id) ? [Network::RELAY_ADDRESS, Network::RELAY_PORT] : ["127.0.0.1", @settings.pg_port]
       { id: id, engine: @settings.engine, fencing: @settings.fencing?, ttl: @settings.ttl, seed: @settings.seed + id,
+        tokens: @settings.tokens, owners: @settings.owners?,
         resources: @settings.resource_names,
         same_database: Array.new(@settings.resources) { |i| @settings.same_database?(i) },
         store_url: @settings.pg_url(host: host, port: port, application: "chaos-w#{id}-store"),
@@ -134,7 +142,7 @@ module Chaos
     end
 
     def fork_nemesis
-      nemesis = Nemesis.new(@settings, cluster: @cluster, network: @network)
+      nemesis = Nemesis.new(@settings, cluster: @cluster, network: @network, failover: @failover)
       fork do
         nemesis.run
         exit!(0)

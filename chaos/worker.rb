@@ -85,7 +85,8 @@ module Chaos
 
     def open_store
       if @config.fetch("engine") == "postgres"
-        LeaseMachines::Stores::Postgres.new(@config.fetch("store_url"), statement_timeout: 2.0)
+        LeaseMachines::Stores::Postgres.new(@config.fetch("store_url"), statement_timeout: 2.0,
+                                                                        tokens: @config.fetch("tokens").to_sym)
       else
         LeaseMachines::Stores::SQLite.new(@config.fetch("sqlite_path"))
       end

@@ -4,7 +4,9 @@ module Chaos
   # A worker's writes to the protected data. Resources of even index keep
   # their data in the store's own database, behind a bound, strict fence
   # (`store: true, strict: true`); the others in the other engine's
-  # database, behind a plain fence. With FENCING=off every write is a plain
+  # database, behind a plain fence (every resource's, with FAILOVER=on). A
+  # guard shows the worker's owner (its pid, which it holds leases as) unless
+  # OWNERS=off. With FENCING=off every write is a plain
   # insert in a transaction of its own, with the token recorded all the same.
   module WorkerWrites
     private
@@ -30,12 +32,10 @@ module Chaos
     def write(held, index)
       bound = @config.fetch("same_database").fetch(index)
       token = held.token
-      @sequence += 1
-      write = { resource: held.resource, token: token, worker: @id, pid: Process.pid, sequence: @sequence,
-                fenced: @config.fetch("fencing") }
+      write = next_write(held.resource, token)
       writer = bound ? @same : @other
       clock_ns = EventLog.now_ns
-      writer.guard(held.resource, token) do |conn|
+      writer.guard(held.resource, token, **shown_owner) do |conn|
         maybe_stop_in_transaction(held.resource, token)
         insert(conn, write, writer.is_a?(PlainSQLite) ? EventLog.now_ns : clock_ns, bound)
       end
@@ -50,6 +50,18 @@ module Chaos
       @log.log(:write_error, resource: held.resource, token: token, sequence: @sequence, error: e.class.name,
                              message: e.message[0, 200])
       true
+    end
+
+    # The row a write inserts (the protected data's columns), numbered.
+    def next_write(resource, token)
+      @sequence += 1
+      { resource: resource, token: token, worker: @id, pid: Process.pid, sequence: @sequence,
+        fenced: @config.fetch("fencing") }
+    end
+
+    # The guard's owner keyword: the holder's (its pid), or none with OWNERS=off.
+    def shown_owner
+      @config.fetch("owners") ? { owner: Process.pid } : {}
     end
 
     # The row, on the guard's connection. On SQLite its time is the
@@ -71,10 +83,10 @@ module Chaos
         @conn = nil
       end
 
-      def guard(_resource, _token, &)
+      def guard(_resource, _token, owner: nil, &block) # rubocop:disable Lint/UnusedMethodArgument
         @conn = nil if @conn&.finished? || @conn&.status == PG::CONNECTION_BAD
         @conn ||= PG.connect(@url)
-        @conn.transaction(&)
+        @conn.transaction(&block)
       rescue PG::ConnectionBad, PG::UnableToSend
         @conn&.close unless @conn&.finished?
         @conn = nil
@@ -89,8 +101,8 @@ module Chaos
         @db.busy_timeout = 5000
       end
 
-      def guard(_resource, _token, &)
-        @db.transaction(:immediate) { yield @db }
+      def guard(_resource, _token, owner: nil, &block) # rubocop:disable Lint/UnusedMethodArgument
+        @db.transaction(:immediate) { block.call(@db) }
       end
     end
   end

@@ -17,7 +17,13 @@ module LeaseMachines
     RUN = { "WORKERS" => "4", "RESOURCES" => "2", "TTL" => "0.8", "FAULT_EVERY" => "0.4" }.freeze
     STALE_WRITE = %i[token_went_down write_after_greater expired_lease_write].freeze
 
-    Minitest.after_run { Chaos::Cluster.new(Chaos::Settings.new(ENV.to_h.merge("CHAOS_DIR" => Dir.tmpdir))).stop }
+    TWO_GRANTS = %i[duplicate_grant writes_from_two_grants grant_out_of_order].freeze
+
+    Minitest.after_run do
+      settings = Chaos::Settings.new(ENV.to_h.merge("CHAOS_DIR" => Dir.tmpdir))
+      Chaos::Cluster.new(settings).stop
+      Chaos::Failover.new(settings).reset
+    end
 
     def test_sqlite_with_fences_has_no_violation
       assert_clean(run_chaos("sqlite", "on", duration: 10))
@@ -35,12 +41,34 @@ module LeaseMachines
       assert_caught(run_chaos("postgres", "off", duration: 16))
     end
 
+    # FAILOVER=on: the store's cluster fails over to an asynchronous standby
+    # that missed the last grants. With `tokens: :clock_floor` and guards
+    # that show their owner, no token is granted twice and no fence admits
+    # two grants' writes; with `:sequence` and bare tokens, both happen and
+    # the checker finds them.
+    def test_postgres_failover_with_clock_floor_tokens_and_owners_has_no_violation
+      report = run_chaos("postgres", "on", duration: 8, "FAILOVER" => "on", "FAILOVER_EVERY" => "2",
+                                           "TOKENS" => "clock_floor", "OWNERS" => "on")
+      assert_operator report.figures[:faults].fetch("pg_failover", 0), :>=, 1, report.summary
+      assert_clean(report)
+    end
+
+    def test_postgres_failover_with_sequence_tokens_and_bare_guards_the_checker_finds_two_grants
+      report = run_chaos("postgres", "on", duration: 9, "FAILOVER" => "on", "FAILOVER_EVERY" => "2",
+                                           "TOKENS" => "sequence", "OWNERS" => "off")
+      assert_operator report.figures[:faults].fetch("pg_failover", 0), :>=, 1, report.summary
+      assert_ran(report)
+      kinds = report.violations.map { |violation| violation[:kind] }.uniq
+      assert_includes kinds, :duplicate_grant, report.summary
+      assert_empty kinds - TWO_GRANTS, "#{report.summary}\n#{report.details}"
+    end
+
     private
 
-    def run_chaos(engine, fencing, duration:)
+    def run_chaos(engine, fencing, duration:, **extra)
       Dir.mktmpdir("chaos-#{engine}-#{fencing}") do |dir|
         env = ENV.to_h.merge(RUN, "ENGINE" => engine, "FENCING" => fencing, "DURATION" => duration.to_s,
-                                  "SEED" => (1000 + duration).to_s, "CHAOS_DIR" => dir)
+                                  "SEED" => (1000 + duration).to_s, "CHAOS_DIR" => dir, **extra)
         settings = Chaos::Settings.new(env)
         begin
           return Chaos::Runner.new(settings, out: StringIO.new).run

@@ -38,18 +38,33 @@ module LeaseMachines
     end
 
     def test_mysql_verdicts_under_either_semi_sync_spelling
-      %w[master source].each do |word|
-        semi_sync = MYSQL.merge("rpl_semi_sync_#{word}_enabled" => "ON", "rpl_semi_sync_#{word}_status" => "ON",
-                                "rpl_semi_sync_#{word}_wait_point" => "AFTER_SYNC",
-                                "rpl_semi_sync_#{word}_timeout" => "10000")
-        durability = Stores::Durability.mysql(semi_sync)
+      { "master" => "wait_no_slave", "source" => "wait_no_replica" }.each do |word, wait_no_replica|
+        waits = "rpl_semi_sync_#{word}_#{wait_no_replica}"
+        never = MYSQL.merge("rpl_semi_sync_#{word}_enabled" => "ON", "rpl_semi_sync_#{word}_status" => "ON",
+                            "rpl_semi_sync_#{word}_wait_point" => "AFTER_SYNC", waits => "ON",
+                            "rpl_semi_sync_#{word}_timeout" => Stores::Durability::SEMI_SYNC_NEVER_MS.to_s)
+        durability = Stores::Durability.mysql(never)
 
         assert_equal :survives_failover, durability.verdict, word
-        assert_match(/after 10000 ms .* falls back to asynchronous/, durability.reasons.join, word)
-        fallen_back = Stores::Durability.mysql(semi_sync.merge("rpl_semi_sync_#{word}_status" => "OFF"))
+        assert_predicate durability, :strict?
+        assert_equal ["semi-synchronous replication is enabled (wait point AFTER_SYNC, timeout 4294967295 ms)"],
+                     durability.reasons
+        falls_back = Stores::Durability.mysql(never.merge("rpl_semi_sync_#{word}_timeout" => "10000"))
+        assert_equal :survives_crash, falls_back.verdict, word
+        assert_includes falls_back.reasons, "semi-sync falls back to async after 10000 ms (rpl_semi_sync_master_timeout) " \
+                                            "without a replica's answer, and tells no client: acknowledged grants can be lost"
+        fallen_back = Stores::Durability.mysql(never.merge("rpl_semi_sync_#{word}_status" => "OFF"))
         assert_equal :survives_crash, fallen_back.verdict, word
-        assert_equal ["semi-synchronous replication has fallen back to asynchronous"], fallen_back.reasons
+        assert_match(/has fallen back to asynchronous/, fallen_back.reasons.join)
+        assert_equal :survives_crash, Stores::Durability.mysql(never.merge(waits => "OFF")).verdict
+        after_commit = Stores::Durability.mysql(never.merge("rpl_semi_sync_#{word}_wait_point" => "AFTER_COMMIT"))
+        assert_equal :survives_crash, after_commit.verdict, word
+        assert_includes after_commit.reasons, "wait point AFTER_COMMIT: other sessions read a grant before a replica has it"
+        past = Stores::Durability.mysql(never.merge("rpl_semi_sync_#{word}_no_tx" => "3"))
+        assert_equal :survives_failover, past.verdict, "a past fallback is said, not judged"
+        assert_match(/3 commits were acknowledged without a replica's answer/, past.reasons.last)
       end
+      assert_equal ["semi-synchronous replication is off"], Stores::Durability.mysql(MYSQL).reasons
       assert_equal :survives_crash, Stores::Durability.mysql(MYSQL).verdict
       assert_equal :loses_on_crash, Stores::Durability.mysql(MYSQL.merge("innodb_flush_log_at_trx_commit" => "2")).verdict
       assert_equal :loses_on_crash, Stores::Durability.mysql(MYSQL.merge("sync_binlog" => "0")).verdict

@@ -71,30 +71,69 @@ module LeaseMachines
       end
       private_class_method :postgres_standby_reasons
 
+      # The longest rpl_semi_sync_*_timeout MySQL accepts (about 49.7 days;
+      # MariaDB accepts more): a semi-sync that waits this long never falls
+      # back to asynchronous in practice.
+      SEMI_SYNC_NEVER_MS = 4_294_967_295
+
       # MySQL's and MariaDB's global variables and status as read by
       # {MySQL#durability}, the semi-sync names under either spelling
-      # (rpl_semi_sync_master_* or rpl_semi_sync_source_*).
+      # (rpl_semi_sync_master_* or rpl_semi_sync_source_*, wait_no_slave or
+      # wait_no_replica).
       def self.mysql(settings)
-        semi = ->(name) { settings["rpl_semi_sync_source_#{name}"] || settings["rpl_semi_sync_master_#{name}"] }
         flush = settings.fetch("innodb_flush_log_at_trx_commit")
-        binlog = settings["log_bin"] == "ON"
         verdict, reasons =
           if settings["read_only"] == "ON"
             [:read_only, ["read_only = ON"]]
-          elsif flush != "1" || (binlog && settings["sync_binlog"] != "1")
+          elsif flush != "1" || (settings["log_bin"] == "ON" && settings["sync_binlog"] != "1")
             [:loses_on_crash, ["innodb_flush_log_at_trx_commit = #{flush}, log_bin = #{settings['log_bin']}, " \
                                "sync_binlog = #{settings['sync_binlog']}"]]
-          elsif semi.call("enabled") == "ON" && semi.call("status") == "ON"
-            [:survives_failover, ["semi-synchronous replication is on (wait point #{semi.call('wait_point')})",
-                                  "after #{semi.call('timeout')} ms without a replica's answer the server falls " \
-                                  "back to asynchronous replication without telling the client"]]
-          elsif semi.call("enabled") == "ON"
-            [:survives_crash, ["semi-synchronous replication has fallen back to asynchronous"]]
           else
-            [:survives_crash, ["semi-synchronous replication is off"]]
+            mysql_semi_sync(settings)
           end
         new(engine: "MySQL", verdict: verdict, settings: settings, reasons: reasons)
       end
+
+      # Semi-sync survives a failover only where it never acknowledges a
+      # commit no replica has: it waits after the binlog sync (AFTER_SYNC:
+      # nobody reads a grant first), with no replica connected too, and for
+      # ever. Past rpl_semi_sync_*_timeout it commits asynchronously and
+      # answers the client as usual (issue #26: the promoted replica issued
+      # the token again).
+      def self.mysql_semi_sync(settings)
+        semi = ->(name) { settings["rpl_semi_sync_source_#{name}"] || settings["rpl_semi_sync_master_#{name}"] }
+        return [:survives_crash, ["semi-synchronous replication is off"]] unless semi.call("enabled") == "ON"
+
+        enabled = "semi-synchronous replication is enabled (wait point #{semi.call('wait_point')}, " \
+                  "timeout #{semi.call('timeout')} ms)"
+        gaps = mysql_semi_sync_gaps(semi, settings["rpl_semi_sync_source_wait_no_replica"] ||
+                                          settings["rpl_semi_sync_master_wait_no_slave"])
+        # What happened before, not what is promised now: said, not judged.
+        unacknowledged = semi.call("no_tx").to_s
+        past = if unacknowledged.match?(/\A[1-9]\d*\z/)
+                 ["#{unacknowledged} commits were acknowledged without a replica's answer since the server " \
+                  "started (Rpl_semi_sync_master_no_tx)"]
+               end
+        [gaps.empty? ? :survives_failover : :survives_crash, [enabled, *gaps, *past]]
+      end
+      private_class_method :mysql_semi_sync
+
+      def self.mysql_semi_sync_gaps(semi, wait_no_replica)
+        timeout = semi.call("timeout").to_s
+        [(if semi.call("status") != "ON"
+            "semi-synchronous replication has fallen back to asynchronous (its status is OFF): grants " \
+              "acknowledged now are on no replica"
+          end),
+         (unless timeout.match?(/\A\d+\z/) && Integer(timeout, 10) >= SEMI_SYNC_NEVER_MS
+            "semi-sync falls back to async after #{timeout} ms (rpl_semi_sync_master_timeout) without a " \
+              "replica's answer, and tells no client: acknowledged grants can be lost"
+          end),
+         ("rpl_semi_sync_master_wait_no_slave = OFF: with no replica connected it does not wait" if wait_no_replica != "ON"),
+         (if semi.call("wait_point") != "AFTER_SYNC"
+            "wait point #{semi.call('wait_point')}: other sessions read a grant before a replica has it"
+          end)].compact
+      end
+      private_class_method :mysql_semi_sync_gaps
 
       # SQLite's pragmas as read by {SQLite#durability}.
       # @param settings [Hash{String => String}] journal_mode, synchronous (0-3)

@@ -179,10 +179,12 @@ module LeaseMachines
       DURABILITY_VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', " \
                                  "'log_bin', 'sync_binlog', 'read_only', 'rpl_semi_sync_master_enabled', " \
                                  "'rpl_semi_sync_master_wait_point', 'rpl_semi_sync_master_timeout', " \
-                                 "'rpl_semi_sync_source_enabled', 'rpl_semi_sync_source_wait_point', " \
-                                 "'rpl_semi_sync_source_timeout')"
+                                 "'rpl_semi_sync_master_wait_no_slave', 'rpl_semi_sync_source_enabled', " \
+                                 "'rpl_semi_sync_source_wait_point', 'rpl_semi_sync_source_timeout', " \
+                                 "'rpl_semi_sync_source_wait_no_replica')"
       DURABILITY_STATUS_SQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Rpl_semi_sync_master_status', " \
-                              "'Rpl_semi_sync_source_status')"
+                              "'Rpl_semi_sync_source_status', 'Rpl_semi_sync_master_no_tx', " \
+                              "'Rpl_semi_sync_source_no_tx')"
 
       def read_status(name)
         values = query(SQL.status(name, labelled_for_reading?)).first
