@@ -29,8 +29,8 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 #   loads the running Ruby's library, stays);
 # - test/docs/demo_test.rb runs bin/demo's story, made of the public calls
 #   the store and fence suites make on every version (14 s a run);
-# - test/chaos/checker_test.rb and report_test.rb check chaos/'s checker and report (not shipped) on
-#   hand-written histories: no gem code.
+# - test/chaos/checker_test.rb and report_test.rb check chaos/'s checker, report and plot (not
+#   shipped; the plot needs the host's gnuplot) on hand-written histories: no gem code.
 # The chaos runs (`rake test:chaos`) are not in `rake test` at all. Kept,
 # although they cost time: the README's and docs' examples (values' inspect
 # output changes between Ruby versions), the Rails app and the sidekiq
