@@ -39,10 +39,11 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 MATRIX_SAME_IN_EVERY_VERSION = %w[test/packaging/packaging_test.rb test/docs/demo_test.rb
                                   test/chaos/checker_test.rb test/chaos/report_test.rb].freeze
 # What runs on the host only: the web UI in headless Chromium (bin/setup's
-# chromium, chromium-driver and WEBrick, which the roots do not hold). The
-# pages themselves, and the Sidekiq tab on each root's Sidekiq
+# chromium, chromium-driver and WEBrick, which the roots do not hold), and
+# BENCHMARKS.md's figures (bin/setup's gnuplot-nox; no gem code). The pages
+# themselves, and the Sidekiq tab on each root's Sidekiq
 # (test/web/sidekiq_tab_test.rb), are in the matrix.
-MATRIX_HOST_ONLY = %w[test/web/browser_test.rb].freeze
+MATRIX_HOST_ONLY = %w[test/web/browser_test.rb test/docs/benchmark_plots_test.rb].freeze
 
 Rake::TestTask.new("test:matrix") do |t|
   t.description = "Run the suite minus the tests that cannot differ between versions (what script/matrix runs)"
