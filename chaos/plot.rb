@@ -19,8 +19,11 @@ module Chaos
     MARGINS = 150 # pixels for the title and the time axis
     FRAME = ["set lmargin at screen 0.11", "set rmargin at screen 0.97", "set grid xtics ytics lc rgb '#dddddd'"].freeze
     KEY = "horizontal Left reverse right bottom samplen 1"
-    FAULT_KINDS = %w[pause kill kill_in_tx pause_in_tx clock_slow clock_jump pg_terminate pg_restart pg_crash
-                     partition slow_link].freeze
+    # Each fault kind's colour (0xRRGGBB), in the lanes' order.
+    FAULT_COLORS = { "pause" => 0xff7f0e, "kill" => 0x000000, "kill_in_tx" => 0x780078, "pause_in_tx" => 0xc800c8,
+                     "clock_slow" => 0x009696, "clock_jump" => 0x005a5a, "pg_terminate" => 0x8c564b,
+                     "pg_restart" => 0xc81e1e, "pg_crash" => 0x781414, "partition" => 0x1e3cc8,
+                     "slow_link" => 0x6e96e6 }.freeze
 
     def initialize(dir)
       @record = RunRecord.new(dir)
@@ -30,7 +33,7 @@ module Chaos
     end
 
     def write(path)
-      kinds = FAULT_KINDS & @record.faults.map { |fault| fault["kind"] }
+      kinds = FAULT_COLORS.keys & @record.faults.map { |fault| fault["kind"] }
       panels, lanes_frame, height = layout(@record.resources.size, kinds.size)
       plot = Gnuplot.new(path, size: [WIDTH, height])
       plot << ["set multiplot title #{plot.quote(title)}", *FRAME, "set xrange [0:#{seconds(@finish)}]"]
@@ -80,7 +83,7 @@ module Chaos
       stale = @violations.select { |v| v[:resource] == resource && v[:at_ns] && v[:write] }
                          .map { |v| [seconds(v[:at_ns]), v[:write][:token]] }
       { "writes" => [writes, "1:2:($3+1)", "pt 7 ps 0.5 lc variable", "accepted write (colour: worker)"],
-        "refused" => [refused, "1:2", "pt 2 ps 0.8 lc rgb '#969696'", "refused by the fence"],
+        "refused" => [refused, "1:2", "pt 2 ps 1 lc rgb '#707070'", "refused by the fence"],
         "violations" => [stale, "1:2", "pt 5 ps 0.9 lc rgb '#dc0000'", "violation"] }
     end
 
@@ -92,21 +95,23 @@ module Chaos
                "unset ylabel", "set key off", "set yrange [#{kinds.size + 0.6}:-0.6]", "set ytics (#{labels.join(', ')})",
                "set xlabel 'seconds since the run began'"]
       plot << "plot #{plot.data('faults', fault_bars(kinds))} using 1:2:3:4:5:6:7 " \
-              "with boxxyerror fs solid 0.6 noborder lc variable, " \
+              "with boxxyerror fs solid 0.85 noborder lc rgb variable, " \
               "#{plot.data('violation-marks', marks.empty? ? [[0, -5]] : marks)} with points pt 5 ps 0.7 lc rgb '#dc0000'"
     end
 
-    # A bar per fault, from its start to its end (at least 50 ms, to be
-    # seen): x, lane, x from, x to, y from, y to, colour. One out of sight
-    # when there is none (gnuplot refuses an empty file).
+    # A bar per fault, from its start to its end (at least 1/500 of the
+    # run, two pixels, to be seen): x, lane, x from, x to, y from, y to,
+    # colour. One out of sight when there is none (gnuplot refuses an empty
+    # file).
     def fault_bars(kinds)
+      shortest = seconds(@finish) / 500.0
       bars = @record.faults.select { |fault| kinds.include?(fault["kind"]) }.map do |fault|
         lane = kinds.index(fault["kind"])
         from = seconds(fault["started"])
-        to = [seconds(fault["ended"]), from + 0.05].max
-        [(from + to) / 2, lane, from, to, lane - 0.35, lane + 0.35, lane + 1]
+        to = [seconds(fault["ended"]), from + shortest].max.round(4)
+        [((from + to) / 2).round(4), lane, from, to, lane - 0.35, lane + 0.35, FAULT_COLORS.fetch(fault["kind"])]
       end
-      bars.empty? ? [[0, -5, 0, 0, -5, -5, 1]] : bars
+      bars.empty? ? [[0, -5, 0, 0, -5, -5, 0]] : bars
     end
   end
 end

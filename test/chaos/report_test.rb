@@ -49,7 +49,8 @@ module LeaseMachines
         assert_equal ["4.0 2 0", "7.0 1 1"], data(dir, "writes-1")
         assert_equal ["5.0 1"], data(dir, "refused-0")
         assert_equal ["7.0 1", "7.0 1"], data(dir, "violations-1"), "token_went_down and write_after_greater"
-        assert_equal ["7.0 0 6.5 7.5 -0.35 0.35 1"], data(dir, "faults")
+        assert_equal ["7.0 0 6.5 7.5 -0.35 0.35 #{Chaos::Plot::FAULT_COLORS['pause']}"], data(dir, "faults"),
+                     "x, lane, from, to, colour"
         assert_includes File.read(File.join(dir, "tokens.gp")), "tokens-writes-1.dat"
       end
     end
