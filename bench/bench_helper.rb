@@ -21,6 +21,7 @@
 
 require "benchmark/ips"
 require_relative "load_gem"
+require_relative "results"
 
 # The measuring, formatting and machine-describing helpers of the benchmarks.
 module Bench

@@ -40,6 +40,7 @@ require "securerandom"
 require "tmpdir"
 require_relative "load_gem"
 require_relative "contention_workers"
+require_relative "results"
 require "lease_machines/stores/sqlite"
 require "lease_machines/stores/postgres"
 
@@ -115,9 +116,13 @@ ROW = "| %<engine>-9s | %<label>-11s | %<grants>8.0f | %<refusals>9.0f | %<ratio
       "| %<fair>4.2f (%<worst_fair>4.2f) | %<p50>6.2f / %<p99>6.2f | %<granted_p99>7.2f " \
       "| %<handover_p50>6.2f / %<handover_p99>7.2f |"
 
+# Every row printed, for BenchResults.
+RECORDED = [] # rubocop:disable Style/MutableConstant
+
 # `ratio`: the store's refusals/s over the advisory lock's, the median of
 # the rounds' ratios (nil: no baseline for this row).
 def row(engine, label, figures, ratio = nil)
+  RECORDED << { engine: engine, processes: label, vs_lock: ratio }.merge(figures)
   wrote = figures[:wrote] ? format("%<share>.1f%%", share: 100 * figures[:wrote]) : "-"
   shown = ratio.nil? || ratio.nan? ? "-" : format("%<r>.2fx", r: ratio)
   format(ROW, **figures, engine: engine, label: label, wrote: wrote, ratio: shown)
@@ -235,3 +240,4 @@ puts "| engine    | processes   | grants/s | refusals/s | vs lock | wrote  | fai
 puts "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 puts postgres_rows if ENGINES.include?("postgres")
 puts sqlite_rows if ENGINES.include?("sqlite")
+BenchResults.write("contention", rounds: ROUNDS, seconds: SECONDS, rows: RECORDED)

@@ -188,6 +188,7 @@ puts "machine: #{Bench.machine}"
 Bench.heading("in-process decisions (#{Bench.settings})")
 
 operations = EXPECTED.keys
+recorded = []
 rows = operations.map do |operation|
   loops = IMPLEMENTATIONS.transform_values { |build| timed_loop(operation, *build.call) }
   mutex_hash = MutexHash.new
@@ -214,6 +215,8 @@ rows = operations.map do |operation|
     @gem_vs_mutex = rounds.time_ratio("gem", "mutex+hash")
   end
   @cycle_speedup = rounds.speedup("gem", "pure Ruby") if operation == "full cycle"
+  recorded << { operation: operation, gem_ns: rounds.ns("gem"), floor_ns: rounds.ns("floor"),
+                gem_vs_floor: rounds.time_ratio("gem", "floor") }
   [operation, Bench.ns(rounds.ns("gem")), Bench.ns(rounds.ns("pure Ruby")), Bench.ns(rounds.ns("floor")),
    Bench.ratio(rounds.speedup("gem", "pure Ruby")), Bench.ratio(rounds.time_ratio("gem", "floor")),
    Bench.percent(rounds.spread("gem"))]
@@ -229,3 +232,4 @@ puts "full cycle = acquire, fence accept, renew, renew, rejected acquire, releas
 puts format("gem acquire granted / mutex+hash acquire: %.2fx", @gem_vs_mutex)
 Bench.target("full cycle at least 5x faster than pure Ruby", @cycle_speedup, @cycle_speedup >= 5)
 Bench.target("granted acquire within 3x of the floor", @granted_vs_floor, @granted_vs_floor <= 3)
+BenchResults.write("decisions", settings: Bench.settings, operations: recorded)

@@ -109,8 +109,9 @@ begin
   p50 = ->(label) { Bench.median(times.fetch(label)) }
   rows = [["#{engine}: floor", format("%.0f", mean.call("floor") * 1e6), format("%.0f", p50.call("floor") * 1e6), "", ""]]
   targets = []
+  vs_floor = {}
   TRANSACTIONS.each do |label, transactions|
-    by_mean = mean.call(label) / mean.call("floor") / transactions
+    by_mean = vs_floor[label] = mean.call(label) / mean.call("floor") / transactions
     by_p50 = p50.call(label) / p50.call("floor") / transactions
     rows << ["#{engine}: #{label}", format("%.0f", mean.call(label) * 1e6), format("%.0f", p50.call(label) * 1e6),
              Bench.ratio(by_mean), Bench.ratio(by_p50)]
@@ -127,6 +128,8 @@ begin
   targets.each do |text, by_mean, by_p50|
     Bench.target("#{text} within 1.5x of the floor (mean; p50 #{Bench.ratio(by_p50)})", by_mean, by_mean <= 1.5)
   end
+  BenchResults.write("mysql", settings: "interleaved means over #{INTERLEAVED_CALLS} calls of each",
+                              engines: [{ engine: engine, floor_us: mean.call("floor") * 1e6, vs_floor: vs_floor }])
 ensure
   client.close
   admin.query("DROP DATABASE IF EXISTS #{database}")

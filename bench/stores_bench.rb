@@ -252,6 +252,7 @@ Dir.mktmpdir("lease_machines_bench") do |dir|
 
   rows = []
   targets = []
+  recorded = []
   engines.each do |engine|
     loops = timed_loops(engine)
     rounds = Bench.group { |x| loops.each { |label, body| x.report(label, &body) } }
@@ -263,11 +264,12 @@ Dir.mktmpdir("lease_machines_bench") do |dir|
                format("%.0f", rounds.ns("row update") / 1000), "",
                Bench.ratio(rounds.time_ratio("row update", "floor"))]
     end
+    ratios = recorded.push({ engine: engine.name, floor_us: floor_us, vs_floor: {} }).last[:vs_floor]
     {
       "acquire granted" => 1, "renew granted" => 1, "acquire+release granted" => 2,
       "acquire+release back to back" => 2, "acquire rejected" => 1
     }.each do |label, transactions|
-      ratio = rounds.time_ratio(label, "floor") / transactions
+      ratio = ratios[label] = rounds.time_ratio(label, "floor") / transactions
       ops = 1e9 / rounds.ns(label) * transactions
       rows << ["#{engine.name}: #{label}", format("%.0f", rounds.ns(label) / 1000), format("%.0f", ops),
                Bench.ratio(ratio)]
@@ -297,6 +299,7 @@ Dir.mktmpdir("lease_machines_bench") do |dir|
   puts "(diagnosis) is not a decision: the store's own UPDATE statement alone, to tell the engine's share of a " \
        "decision from the Ruby around it."
   targets.each { |text, ratio| Bench.target("#{text} within 1.5x of the floor", ratio, ratio <= 1.5) }
+  BenchResults.write("stores", settings: Bench.settings, engines: recorded)
 ensure
   engines.each { |engine| engine.cleanup.call }
 end

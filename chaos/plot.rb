@@ -2,30 +2,28 @@
 
 require_relative "run_record"
 require_relative "checker"
-require_relative "png_canvas"
+require_relative "../bench/gnuplot"
 
 module Chaos
-  # The run as a picture: one panel per resource with the tokens of its
-  # accepted writes over time (a dot per write, coloured by worker), the
-  # writes the fences refused (grey crosses) and the violations (red
-  # squares); under them one lane per fault kind with a mark for each fault
-  # (its length is the fault's). `ruby chaos/plot.rb RUN_DIR OUT.png`.
+  # The run as a picture, drawn by gnuplot (bench/gnuplot.rb): one panel per
+  # resource with the tokens of its accepted writes over time (a dot per
+  # write, coloured by worker), the writes the fences refused (grey crosses)
+  # and the violations (red squares); under them one lane per fault kind
+  # with a bar for each fault, as long as the fault. The data files and the
+  # script stay next to the image (OUT-writes-0.dat, OUT.gp).
+  # `ruby -Ilib chaos/plot.rb RUN_DIR OUT.png` (or OUT.svg).
   class Plot
     WIDTH = 1000
-    LEFT = 110
-    RIGHT = 30
-    PANEL = 110
-    GAP = 22
-    LANE = 13
-    WORKER_COLORS = [[31, 119, 180], [44, 160, 44], [148, 103, 189], [23, 190, 207], [188, 189, 34], [140, 86, 75],
-                     [227, 119, 194], [127, 127, 127]].freeze
-    FAULT_COLORS = { "pause" => [255, 127, 14], "kill" => [0, 0, 0], "kill_in_tx" => [120, 0, 120],
-                     "pause_in_tx" => [200, 0, 200], "clock_slow" => [0, 150, 150], "clock_jump" => [0, 90, 90],
-                     "pg_terminate" => [140, 86, 75], "pg_restart" => [200, 30, 30], "pg_crash" => [120, 20, 20],
-                     "partition" => [30, 60, 200],
-                     "slow_link" => [110, 150, 230] }.freeze
-    INK = [40, 40, 40].freeze
-    RED = [220, 0, 0].freeze
+    PANEL = 150 # pixels per resource panel
+    LANE = 18 # pixels per fault lane
+    MARGINS = 150 # pixels for the title and the time axis
+    FRAME = ["set lmargin at screen 0.11", "set rmargin at screen 0.97", "set grid xtics ytics lc rgb '#dddddd'"].freeze
+    KEY = "horizontal Left reverse right bottom samplen 1"
+    # Each fault kind's colour (0xRRGGBB), in the lanes' order.
+    FAULT_COLORS = { "pause" => 0xff7f0e, "kill" => 0x000000, "kill_in_tx" => 0x780078, "pause_in_tx" => 0xc800c8,
+                     "clock_slow" => 0x009696, "clock_jump" => 0x005a5a, "pg_terminate" => 0x8c564b,
+                     "pg_restart" => 0xc81e1e, "pg_crash" => 0x781414, "partition" => 0x1e3cc8,
+                     "slow_link" => 0x6e96e6 }.freeze
 
     def initialize(dir)
       @record = RunRecord.new(dir)
@@ -35,97 +33,85 @@ module Chaos
     end
 
     def write(path)
-      kinds = FAULT_COLORS.keys & @record.faults.map { |fault| fault["kind"] }.uniq
-      resources = @record.resources
-      height = 40 + (resources.size * (PANEL + GAP)) + ((kinds.size + 1) * LANE) + 50
-      canvas = PngCanvas.new(WIDTH, height)
-      title(canvas)
-      resources.each_with_index { |resource, i| panel(canvas, resource, 40 + (i * (PANEL + GAP))) }
-      lanes(canvas, kinds, 40 + (resources.size * (PANEL + GAP)))
-      canvas.write(path)
-      path
+      kinds = FAULT_COLORS.keys & @record.faults.map { |fault| fault["kind"] }
+      panels, lanes_frame, height = layout(@record.resources.size, kinds.size)
+      plot = Gnuplot.new(path, size: [WIDTH, height])
+      plot << ["set multiplot title #{plot.quote(title)}", *FRAME, "set xrange [0:#{seconds(@finish)}]"]
+      @record.resources.zip(panels).each_with_index { |(resource, frame), i| panel(plot, resource, i, frame) }
+      lanes(plot, kinds, lanes_frame)
+      (plot << "unset multiplot").draw
     end
 
     private
 
-    def x_of(t_ns)
-      LEFT + ((t_ns - @start).to_f / (@finish - @start) * (WIDTH - LEFT - RIGHT))
+    # The (top, bottom) screen fractions of each resource's panel and of the
+    # fault lanes, and the image's height in pixels.
+    def layout(resources, kinds)
+      height = MARGINS + (resources * PANEL) + ((kinds + 1) * LANE)
+      screen = ->(pixels) { (1.0 - (pixels.to_f / height)).round(4) }
+      panels = Array.new(resources) { |i| [screen.call(50 + (i * PANEL)), screen.call(50 + ((i + 1) * PANEL) - 22)] }
+      [panels, [screen.call(50 + (resources * PANEL)), screen.call(height - 60)], height]
     end
 
-    def title(canvas)
+    def seconds(t_ns) = ((t_ns - @start) / 1e9).round(4)
+
+    def title
       s = @record.settings
-      canvas.text(10, 10, "#{s['engine']} fencing #{s['fencing'] ? 'on' : 'off'}, #{s['workers']} workers, " \
-                          "seed #{s['seed']}, #{s['duration'].round}s: tokens of accepted writes over time, " \
-                          "#{@violations.size} violations", INK)
+      "#{s['engine']}, fencing #{s['fencing'] ? 'on' : 'off'}, #{s['workers']} workers, seed #{s['seed']}, " \
+        "#{s['duration'].round} s: tokens of accepted writes over time, #{@violations.size} violations"
     end
 
-    def panel(canvas, resource, top)
-      rows = @record.rows.select { |row| row.resource == resource }
+    # One resource's panel between `top` and `bottom` (screen fractions),
+    # the key once, over the first.
+    def panel(plot, resource, index, (top, bottom))
+      plot << ["set tmargin at screen #{top}", "set bmargin at screen #{bottom}", "set format x ''",
+               "set ylabel #{plot.quote("#{resource}\n#{@record.bound?(resource) ? 'strict' : 'other db'}")}",
+               "set yrange [0:*]", index.zero? ? "set key #{KEY} at screen 0.97, #{(top + 0.012).round(4)}" : "set key off"]
+      drawn = series(resource).filter_map do |name, (rows, using, style, key)|
+        "#{plot.data("#{name}-#{index}", rows)} using #{using} with points #{style} title #{plot.quote(key)}" if rows.any?
+      end
+      plot << (drawn.empty? ? ["set yrange [0:1]", "plot -1 notitle"] : "plot #{drawn.join(', ')}")
+    end
+
+    # A resource's points, each kind a data file of its own: accepted writes
+    # (x seconds, token, worker), refused writes and violations (x, token).
+    def series(resource)
+      writes = @record.rows.select { |row| row.resource == resource }
+                      .map { |row| [seconds(row.written_at_ns), row.token, row.worker] }
       refused = @record.events.select { |event| event["event"] == "refused" && event["resource"] == resource }
-      highest = (rows.map(&:token) + refused.map { |event| event["token"] } + [1]).max
-      frame(canvas, resource, top, highest)
-      y_of = ->(token) { top + PANEL - 3 - (token.to_f / highest * (PANEL - 6)) }
-      points(canvas, rows, refused, y_of)
-      stale(canvas, resource, y_of)
+                       .map { |event| [seconds(event["t"]), event["token"]] }
+      stale = @violations.select { |v| v[:resource] == resource && v[:at_ns] && v[:write] }
+                         .map { |v| [seconds(v[:at_ns]), v[:write][:token]] }
+      { "writes" => [writes, "1:2:($3+1)", "pt 7 ps 0.5 lc variable", "accepted write (colour: worker)"],
+        "refused" => [refused, "1:2", "pt 2 ps 1 lc rgb '#707070'", "refused by the fence"],
+        "violations" => [stale, "1:2", "pt 5 ps 0.9 lc rgb '#dc0000'", "violation"] }
     end
 
-    def points(canvas, rows, refused, y_of)
-      rows.each do |row|
-        canvas.rect(x_of(row.written_at_ns) - 1, y_of.call(row.token) - 1, 3, 3, WORKER_COLORS[row.worker % WORKER_COLORS.size])
+    # One lane per fault kind (y = its index), and a lane of violations under them.
+    def lanes(plot, kinds, (top, bottom))
+      marks = @violations.filter_map { |v| [seconds(v[:at_ns]), kinds.size] if v[:at_ns] }
+      labels = (kinds + ["violations"]).each_with_index.map { |kind, i| "#{plot.quote(kind)} #{i}" }
+      plot << ["set tmargin at screen #{top}", "set bmargin at screen #{bottom}", "set format x '%g s'",
+               "unset ylabel", "set key off", "set yrange [#{kinds.size + 0.6}:-0.6]", "set ytics (#{labels.join(', ')})",
+               "set xlabel 'seconds since the run began'"]
+      plot << "plot #{plot.data('faults', fault_bars(kinds))} using 1:2:3:4:5:6:7 " \
+              "with boxxyerror fs solid 0.85 noborder lc rgb variable, " \
+              "#{plot.data('violation-marks', marks.empty? ? [[0, -5]] : marks)} with points pt 5 ps 0.7 lc rgb '#dc0000'"
+    end
+
+    # A bar per fault, from its start to its end (at least 1/500 of the
+    # run, two pixels, to be seen): x, lane, x from, x to, y from, y to,
+    # colour. One out of sight when there is none (gnuplot refuses an empty
+    # file).
+    def fault_bars(kinds)
+      shortest = seconds(@finish) / 500.0
+      bars = @record.faults.select { |fault| kinds.include?(fault["kind"]) }.map do |fault|
+        lane = kinds.index(fault["kind"])
+        from = seconds(fault["started"])
+        to = [seconds(fault["ended"]), from + shortest].max.round(4)
+        [((from + to) / 2).round(4), lane, from, to, lane - 0.35, lane + 0.35, FAULT_COLORS.fetch(fault["kind"])]
       end
-      refused.each { |event| cross(canvas, x_of(event["t"]), y_of.call(event["token"]), [150, 150, 150]) }
-    end
-
-    def stale(canvas, resource, y_of)
-      @violations.each do |violation|
-        next unless violation[:resource] == resource && violation[:at_ns] && violation[:write]
-
-        canvas.rect(x_of(violation[:at_ns]) - 3, y_of.call(violation[:write][:token]) - 3, 7, 7, RED)
-      end
-    end
-
-    def frame(canvas, resource, top, highest)
-      canvas.rect(LEFT, top, WIDTH - LEFT - RIGHT, PANEL, [245, 245, 245])
-      canvas.text(10, top + 4, resource, INK)
-      canvas.text(10, top + 18, @record.bound?(resource) ? "strict" : "other db", INK)
-      canvas.text(10, top + PANEL - 12, "token 0", INK)
-      canvas.text(LEFT - 8 - (highest.to_s.size * 8), top + 4, highest.to_s, INK)
-    end
-
-    def cross(canvas, x, y, color)
-      (-2..2).each do |d|
-        canvas.pixel(x + d, y + d, color)
-        canvas.pixel(x + d, y - d, color)
-      end
-    end
-
-    # One lane per fault kind: a bar for each fault, darker where it began.
-    def lanes(canvas, kinds, top)
-      kinds.each_with_index { |kind, i| fault_lane(canvas, kind, top + (i * LANE)) }
-      y = top + (kinds.size * LANE)
-      canvas.text(10, y + 2, "violations", RED)
-      @violations.each { |v| canvas.rect(x_of(v[:at_ns]) - 1, y + 1, 3, LANE - 3, RED) if v[:at_ns] }
-      axis(canvas, y + LANE + 6)
-    end
-
-    def fault_lane(canvas, kind, y)
-      color = FAULT_COLORS[kind]
-      canvas.text(10, y + 2, kind, color)
-      @record.faults.select { |fault| fault["kind"] == kind }.each do |fault|
-        x0 = x_of(fault["started"])
-        canvas.rect(x0, y + 1, [x_of(fault["ended"]) - x0, 2].max, LANE - 3, color.map { |c| (c + 255) / 2 })
-        canvas.rect(x0, y + 1, 1, LANE - 3, color)
-      end
-    end
-
-    def axis(canvas, y)
-      seconds = (@finish - @start) / 1e9
-      step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find { |s| seconds / s <= 12 } || 1200
-      (0..(seconds / step)).each do |i|
-        x = x_of(@start + (i * step * 1e9))
-        canvas.rect(x, y, 1, 5, INK)
-        canvas.text(x - 4, y + 8, "#{i * step}s", INK)
-      end
+      bars.empty? ? [[0, -5, 0, 0, -5, -5, 0]] : bars
     end
   end
 end

@@ -2,7 +2,10 @@
 
 # `rake bench`: every benchmark in bench/, each in its own Ruby process, each
 # printing ratios against baselines measured in the same process. See
-# BENCHMARKS.md for what the rows mean and the last recorded run.
+# BENCHMARKS.md for what the rows mean and the last recorded run. The
+# decisions, stores, MySQL, contention and runtime benchmarks also record
+# their figures in docs/benchmarks/<name>.json (bench/results.rb), from which
+# `rake bench:plots` draws BENCHMARKS.md's figures.
 
 require "open3"
 
@@ -67,6 +70,12 @@ namespace :bench do
   task web: :compile do
     BenchTasks.run("web_bench.rb", "DATABASE_URL" => BenchTasks.server_url("postgres"),
                                    "MYSQL_URL" => BenchTasks.server_url("mysql"))
+  end
+
+  desc "BENCHMARKS.md's figures (docs/benchmarks/*.png) from the recorded results (docs/benchmarks/*.json), by gnuplot"
+  task :plots do
+    require_relative "../bench/plots"
+    BenchPlots.new.draw.each { |image| puts "drew #{image}" }
   end
 
   desc "Instructions per operation under callgrind (slow, deterministic; not part of `rake bench`)"

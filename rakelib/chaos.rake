@@ -6,7 +6,8 @@
 #   rake "chaos[postgres,6,4,600,1,on]"
 # Exits non-zero when the checker found a violation. The run's folder
 # (tmp/chaos/<engine>-<fenced|unfenced>-<seed>, or CHAOS_DIR) keeps the logs,
-# the data (data.json), report.json and the plot (tokens.png); the run's own
+# the data (data.json), report.json and the plot (tokens.png, drawn by gnuplot
+# from the tokens-*.dat files and tokens.gp beside it); the run's own
 # PostgreSQL cluster is stopped at the end.
 desc "Fault-injection run: workers hold leases and write under a nemesis; the checker verifies the history"
 task :chaos, %i[engine workers resources duration seed fencing] => :compile do |_task, args|

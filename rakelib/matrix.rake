@@ -29,8 +29,8 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 #   loads the running Ruby's library, stays);
 # - test/docs/demo_test.rb runs bin/demo's story, made of the public calls
 #   the store and fence suites make on every version (14 s a run);
-# - test/chaos/checker_test.rb and report_test.rb check chaos/'s checker and report (not shipped) on
-#   hand-written histories: no gem code.
+# - test/chaos/checker_test.rb and report_test.rb check chaos/'s checker, report and plot (not
+#   shipped; the plot needs the host's gnuplot) on hand-written histories: no gem code.
 # The chaos runs (`rake test:chaos`) are not in `rake test` at all. Kept,
 # although they cost time: the README's and docs' examples (values' inspect
 # output changes between Ruby versions), the Rails app and the sidekiq
@@ -39,12 +39,13 @@ MATRIX_SCRIPT = File.expand_path("../script/matrix", __dir__)
 MATRIX_SAME_IN_EVERY_VERSION = %w[test/packaging/packaging_test.rb test/docs/demo_test.rb
                                   test/chaos/checker_test.rb test/chaos/report_test.rb].freeze
 # What runs on the host only: the standalone web UI in headless Chromium
-# (the same pages on every version). The pages through Rack, the Sidekiq tab
-# on each root's Sidekiq through Rack (test/web/sidekiq_tab_test.rb) and in
-# the host's Chromium (test/web/sidekiq_tab_browser_test.rb: the roots hold
-# no Chromium; script/matrix starts the host's chromedriver and the test in
-# the root drives it over loopback) are in the matrix.
-MATRIX_HOST_ONLY = %w[test/web/browser_test.rb].freeze
+# (the same pages on every version), and BENCHMARKS.md's figures (bin/setup's
+# gnuplot-nox; no gem code). The pages through Rack, the Sidekiq tab on each
+# root's Sidekiq through Rack (test/web/sidekiq_tab_test.rb) and in the
+# host's Chromium (test/web/sidekiq_tab_browser_test.rb: the roots hold no
+# Chromium; script/matrix starts the host's chromedriver and the test in the
+# root drives it over loopback) are in the matrix.
+MATRIX_HOST_ONLY = %w[test/web/browser_test.rb test/docs/benchmark_plots_test.rb].freeze
 
 Rake::TestTask.new("test:matrix") do |t|
   t.description = "Run the suite minus the tests that cannot differ between versions (what script/matrix runs)"
