@@ -39,6 +39,15 @@ module LeaseMachinesPackaging
     "3.4" => %w[ruby3.4 experimental]
   }.freeze
 
+  # The PyPI packages (as their dist-info folders name them) and the versions
+  # the darwin gems were last built and checked with.
+  DARWIN_PYPI = { "ziglang" => "0.17.1", "cargo_zigbuild" => "0.24.1" }.freeze
+
+  # bindgen's libclang for the darwin builds: the macOS headers zig carries
+  # declare _Float16 functions, which libclang 14 (bookworm's default) cannot
+  # parse for x86_64; 16 can (bin/setup installs libclang1-16).
+  DARWIN_LIBCLANG = "/usr/lib/llvm-16/lib"
+
   module_function
 
   # The Ruby minors of the darwin gems: DARWIN_RUBIES (e.g. "3.1 3.3"), by default all of DARWIN_RUBY_SOURCES.
@@ -61,12 +70,14 @@ module LeaseMachinesPackaging
   end
 
   def install_darwin_tools
-    unless File.executable?(zig) && File.executable?(File.join(DARWIN_DIR, "py", "bin", "cargo-zigbuild"))
-      sh "python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-         File.join(DARWIN_DIR, "py"), "ziglang", "cargo-zigbuild"
+    py = File.join(DARWIN_DIR, "py")
+    installed = DARWIN_PYPI.all? { |name, version| File.directory?(File.join(py, "#{name}-#{version}.dist-info")) }
+    unless installed
+      rm_rf py
+      sh "python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--root-user-action=ignore",
+         "--target", py, *DARWIN_PYPI.map { |name, version| "#{name.tr('_', '-')}==#{version}" }
     end
-    sh "rustup", "target", "add", "--toolchain", ENV.fetch("RUSTUP_TOOLCHAIN", "stable"),
-       *DARWIN_TARGETS.keys.map { |platform| PLATFORMS.fetch(platform) }
+    sh "rustup", "target", "add", *DARWIN_TARGETS.keys.map { |platform| PLATFORMS.fetch(platform) }
   end
 
   # The first plain Debian mirror in this machine's apt sources (as
@@ -154,6 +165,7 @@ module LeaseMachinesPackaging
       "CARGO" => File.join(DARWIN_DIR, "py", "bin", "cargo-zigbuild"),
       "CARGO_BUILD_TARGET" => PLATFORMS.fetch(platform),
       "MACOSX_DEPLOYMENT_TARGET" => DARWIN_TARGETS.fetch(platform).fetch(:macos),
+      "LIBCLANG_PATH" => DARWIN_LIBCLANG,
       "PATH" => [File.dirname(zig), ENV.fetch("PATH")].join(File::PATH_SEPARATOR)
     )
   end

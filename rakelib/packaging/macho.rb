@@ -17,7 +17,9 @@ module LeaseMachinesPackaging
     LC_SYMTAB = 0x2
     # The load commands whose dylib the file binds symbols to, in ordinal order.
     DYLIB_COMMANDS = [0xc, 0x80000018, 0x8000001f, 0x20, 0x80000023].freeze
-    LC_BUILD_VERSION = 0x32
+    # The oldest macOS: LC_BUILD_VERSION (minos at +12), or before macOS
+    # 10.14 LC_VERSION_MIN_MACOSX (version at +8).
+    MIN_MACOS_COMMANDS = { 0x32 => 12, 0x24 => 8 }.freeze
     LC_DYLD_INFO = [0x22, 0x80000022].freeze
     LC_DYLD_CHAINED_FIXUPS = 0x80000034
     N_STAB = 0xe0
@@ -82,8 +84,8 @@ module LeaseMachinesPackaging
       if DYLIB_COMMANDS.include?(cmd)
         name_offset = bytes(offset + 8, 4).unpack1("V")
         @dylibs << bytes(offset + name_offset, size - name_offset).unpack1("Z*")
-      elsif cmd == LC_BUILD_VERSION
-        minos = bytes(offset + 12, 4).unpack1("V")
+      elsif MIN_MACOS_COMMANDS.key?(cmd)
+        minos = bytes(offset + MIN_MACOS_COMMANDS.fetch(cmd), 4).unpack1("V")
         @min_macos = [minos >> 16, (minos >> 8) & 0xff, minos & 0xff].join(".").delete_suffix(".0")
       elsif cmd == LC_SYMTAB
         read_exports(*bytes(offset + 8, 16).unpack("V4"))

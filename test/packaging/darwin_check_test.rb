@@ -19,7 +19,7 @@ class DarwinCheckTest < Minitest::Test
   # A 64-bit Mach-O with the dylibs, exported symbols and binds given; binds
   # are [symbol, dylib ordinal] (1: the first dylib, -2: flat lookup).
   def macho(cpu: "arm64", filetype: 8, dylibs: [LIBSYSTEM], exports: ["_Init_lease_machines_native"],
-            binds: [["_malloc", 1], ["_rb_define_module", -2]], minos: "11.0")
+            binds: [["_malloc", 1], ["_rb_define_module", -2]], minos: "11.0", min_macos_command: :build_version)
     names = "\0#{exports.map { |name| "#{name}\0" }.join}"
     dylib_commands = dylibs.map do |dylib|
       name = "#{dylib}\0".ljust(((dylib.bytesize + 1 + 7) / 8) * 8, "\0")
@@ -27,7 +27,13 @@ class DarwinCheckTest < Minitest::Test
     end
     bind_stream = "#{bind_opcodes(binds)}\0"
     major, minor = minos.split(".").map(&:to_i)
-    commands_size = 24 + dylib_commands.sum(&:bytesize) + 48 + 24
+    # LC_BUILD_VERSION, or before macOS 10.14 LC_VERSION_MIN_MACOSX, or none
+    min_macos = {
+      build_version: [0x32, 24, 1, (major << 16) | (minor << 8), 0, 0].pack("V6"),
+      version_min: [0x24, 16, (major << 16) | (minor << 8), 0].pack("V4"),
+      none: "".b
+    }.fetch(min_macos_command)
+    commands_size = 24 + dylib_commands.sum(&:bytesize) + 48 + min_macos.bytesize
     symoff = 32 + commands_size
     stroff = symoff + (16 * exports.size)
     bindoff = stroff + names.bytesize
@@ -35,7 +41,7 @@ class DarwinCheckTest < Minitest::Test
       [0x2, 24, symoff, exports.size, stroff, names.bytesize].pack("V6"),
       *dylib_commands,
       [0x80000022, 48, 0, 0, bindoff, bind_stream.bytesize, 0, 0, 0, 0, 0, 0].pack("V12"),
-      [0x32, 24, 1, (major << 16) | (minor << 8), 0, 0].pack("V6")
+      *([min_macos] unless min_macos.empty?)
     ]
     header = [0xfeedfacf, CPU.fetch(cpu), 0, filetype, commands.size, commands_size, 0, 0].pack("V8")
     offset = 0
@@ -83,6 +89,10 @@ class DarwinCheckTest < Minitest::Test
     assert_equal ["CPU is arm64, not x86_64"], problems(macho, "x86_64-darwin")
     assert_equal ["file type is executable, not bundle or dylib"], problems(macho(filetype: 2))
     assert_equal ['built for macOS "15.0", not 11.0'], problems(macho(minos: "15.0"), min_macos: "11.0")
+    old = macho(cpu: "x86_64", minos: "10.13", min_macos_command: :version_min)
+    assert_equal [], problems(old, "x86_64-darwin", min_macos: "10.13")
+    assert_equal ["built for macOS nil, not 10.13"],
+                 problems(macho(cpu: "x86_64", min_macos_command: :none), "x86_64-darwin", min_macos: "10.13")
   end
 
   def test_a_bundle_without_the_init_function_fails
