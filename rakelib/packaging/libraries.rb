@@ -40,19 +40,25 @@ module LeaseMachinesPackaging
   def compile_and_stage(platform, minor, env, ruby, ruby_dlext)
     build_dir = File.join(platform_dir(platform), "build", minor)
     mkdir_p build_dir
-    sh env, ruby, EXTCONF, chdir: build_dir
-    sh env, ENV.fetch("MAKE", "make"), chdir: build_dir
+    # The commands are shown without `env` (a cross build's holds all of RbConfig).
+    [[ruby, EXTCONF], [ENV.fetch("MAKE", "make")]].each do |command|
+      puts "#{command.join(' ')} (in #{build_dir}#{", #{env.size} variables set" if env.size > 1})"
+      sh env, *command, chdir: build_dir, verbose: false
+    end
     staged = File.join(libs_dir(platform), minor, "#{EXT}.#{dlext_for(platform)}")
     mkdir_p File.dirname(staged)
     cp File.join(build_dir, "#{EXT}.#{ruby_dlext}"), staged
   end
 
-  # RbConfig::CONFIG of another Ruby, from its rbconfig.rb (loaded by this
-  # Ruby, which must be of the same minor or able to read it).
+  # RbConfig::CONFIG of another Ruby, from its rbconfig.rb, loaded by this
+  # Ruby. rbconfig.rb refuses a Ruby of another minor than its own; given
+  # `ruby_version` (that Ruby's), it sees that version instead of this one's.
   # @return [Hash{String => String}]
-  def load_rbconfig(rbconfig)
-    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig)
+  def load_rbconfig(rbconfig, ruby_version: nil)
+    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig, *ruby_version)
       Object.send(:remove_const, :RbConfig) if defined?(RbConfig)
+      # Found before ::RUBY_VERSION by the `module RbConfig` body of rbconfig.rb.
+      module RbConfig; RUBY_VERSION = ARGV.fetch(1); end if ARGV[1]
       load ARGV.fetch(0)
       print RbConfig::CONFIG.map { |key, value| "#{key}\x1F#{value}" }.join("\x1E")
     RUBY
