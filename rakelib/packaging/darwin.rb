@@ -33,11 +33,12 @@ module LeaseMachinesPackaging
     "x86_64-darwin" => { zig: "x86_64-macos", macos: "10.13" }
   }.freeze
 
-  # Ruby minor => the Debian source package of that Ruby and a suite that has it.
+  # Ruby minor => the Debian source package of that Ruby and a suite that has
+  # it. Not 3.4: experimental's ruby3.4 source is in the mirror's index, but
+  # its files are not on the mirror (404), so there is no 3.4 to configure.
   DARWIN_RUBY_SOURCES = {
     "3.1" => %w[ruby3.1 bookworm],
-    "3.3" => %w[ruby3.3 trixie],
-    "3.4" => %w[ruby3.4 experimental]
+    "3.3" => %w[ruby3.3 trixie]
   }.freeze
 
   # The PyPI packages (as their dist-info folders name them) and the versions
