@@ -14,6 +14,11 @@
 #                                     smoke-tested under each
 #   rake gem:aarch64                  the aarch64-linux gem, cross-compiled, smoke-tested under qemu
 #                                     (needs root: script/matrix arm64)
+#   rake gem:darwin                   the arm64-darwin and x86_64-darwin gems, cross-built here with
+#                                     zig for the Rubies of DARWIN_RUBIES (default 3.1 3.3), and
+#                                     their libraries checked as Mach-O files (rakelib/packaging/darwin.rb);
+#                                     gem:darwin:arm64-darwin, gem:darwin:x86_64-darwin: one of them
+#   rake "gem:darwin:check[pkg/x.gem]"  that check alone, on a built darwin gem
 #
 # Platform gems carry one library per Ruby minor, in
 # lib/lease_machines_native/<major.minor>/, the folder lib/lease_machines/native.rb
@@ -36,6 +41,8 @@ require_relative "packaging/platforms"
 require_relative "packaging/libraries"
 require_relative "packaging/packing"
 require_relative "packaging/smoke"
+require_relative "packaging/darwin"
+require_relative "packaging/darwin_check"
 
 desc "Build the source gem pkg/lease_machines-VERSION.gem (cargo compiles the extension at install)"
 task :gem do
@@ -125,4 +132,35 @@ task "gem:smoke:install", [:gem] do |_task, args|
   raise "usage: rake \"gem:smoke:install[pkg/lease_machines-VERSION-PLATFORM.gem]\"" unless args[:gem]
 
   LeaseMachinesPackaging.smoke(args[:gem])
+end
+
+# The darwin gems, cross-built here (rakelib/packaging/darwin.rb): they cannot
+# be loaded on Linux, so each library is checked as a file instead
+# (rakelib/packaging/darwin_check.rb). The release workflow builds the
+# published ones on macOS runners and smoke-tests them there.
+LeaseMachinesPackaging::DARWIN_TARGETS.each do |platform, target|
+  desc "Cross-build pkg/lease_machines-VERSION-#{platform}.gem with zig (Ruby DARWIN_RUBIES) and check its libraries"
+  task "gem:darwin:#{platform}" do
+    LeaseMachinesPackaging.timed("gem:darwin:#{platform}") do
+      LeaseMachinesPackaging.darwin_tools
+      rm_rf LeaseMachinesPackaging.libs_dir(platform)
+      LeaseMachinesPackaging.darwin_minors.each { |minor| LeaseMachinesPackaging.build_darwin_library(platform, minor) }
+      LeaseMachinesPackaging.pack(platform)
+      gem = LeaseMachinesPackaging.gem_path(platform)
+      LeaseMachinesPackaging.check_ruby_requirement(gem)
+      minors = LeaseMachinesPackaging::DarwinCheck.check_gem(gem, min_macos: target.fetch(:macos))
+      puts "#{File.basename(gem)}: Mach-O #{platform} libraries for ruby #{minors.join(', ')} checked"
+    end
+  end
+end
+
+desc "Cross-build the arm64-darwin and x86_64-darwin gems with zig and check their libraries"
+task "gem:darwin" => LeaseMachinesPackaging::DARWIN_TARGETS.keys.map { |platform| "gem:darwin:#{platform}" }
+
+desc "Check a built darwin gem's libraries as Mach-O files (CPU, exports, what they bind to) and that it holds no Rust source"
+task "gem:darwin:check", [:gem] do |_task, args|
+  raise "usage: rake \"gem:darwin:check[pkg/lease_machines-VERSION-arm64-darwin.gem]\"" unless args[:gem]
+
+  minors = LeaseMachinesPackaging::DarwinCheck.check_gem(args[:gem])
+  puts "#{File.basename(args[:gem])}: libraries for ruby #{minors.join(', ')} checked"
 end

@@ -30,13 +30,49 @@ module LeaseMachinesPackaging
       minor, cross = cross_env(File.expand_path(ENV.fetch("CROSS_ROOT")), triple)
       env.merge!(cross)
     end
+    compile_and_stage(platform, minor, env, ruby, ruby_dlext)
+  end
+
+  # Runs extconf.rb and make with `env` (the cargo target, and for a cross
+  # build the target Ruby's RBCONFIG_*) and stages the library as
+  # libs/<minor>/lease_machines_native.<platform's dlext>. `ruby` runs
+  # extconf.rb, whose DLLIB is named with that Ruby's `ruby_dlext`.
+  def compile_and_stage(platform, minor, env, ruby, ruby_dlext)
     build_dir = File.join(platform_dir(platform), "build", minor)
     mkdir_p build_dir
-    sh env, ruby, EXTCONF, chdir: build_dir
-    sh env, ENV.fetch("MAKE", "make"), chdir: build_dir
+    # The commands are shown without `env` (a cross build's holds all of RbConfig).
+    [[ruby, EXTCONF], [ENV.fetch("MAKE", "make")]].each do |command|
+      puts "#{command.join(' ')} (in #{build_dir}#{", #{env.size} variables set" if env.size > 1})"
+      sh env, *command, chdir: build_dir, verbose: false
+    end
     staged = File.join(libs_dir(platform), minor, "#{EXT}.#{dlext_for(platform)}")
     mkdir_p File.dirname(staged)
     cp File.join(build_dir, "#{EXT}.#{ruby_dlext}"), staged
+  end
+
+  # RbConfig::CONFIG of another Ruby, from its rbconfig.rb, loaded by this
+  # Ruby. rbconfig.rb refuses a Ruby of another minor than its own; given
+  # `ruby_version` (that Ruby's), it sees that version instead of this one's.
+  # @return [Hash{String => String}]
+  def load_rbconfig(rbconfig, ruby_version: nil)
+    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig, *ruby_version)
+      Object.send(:remove_const, :RbConfig) if defined?(RbConfig)
+      # Found before ::RUBY_VERSION by the `module RbConfig` body of rbconfig.rb.
+      module RbConfig; RUBY_VERSION = ARGV.fetch(1); end if ARGV[1]
+      load ARGV.fetch(0)
+      print RbConfig::CONFIG.map { |key, value| "#{key}\x1F#{value}" }.join("\x1E")
+    RUBY
+    raise "loading #{rbconfig} failed" unless status.success?
+
+    dump.split("\x1E").to_h { |pair| pair.split("\x1F", 2) }
+  end
+
+  # The environment under which rb-sys reads `config` instead of this Ruby's
+  # RbConfig: RBCONFIG_<key> for every key, and RBCONFIG_CROSS_COMPILING.
+  def rbconfig_env(config)
+    env = config.to_h { |key, value| ["RBCONFIG_#{key}", value.to_s] }
+    env["RBCONFIG_CROSS_COMPILING"] = "yes"
+    env
   end
 
   # Cross-compiling for a Debian root of another architecture (CROSS_ROOT:
@@ -50,20 +86,12 @@ module LeaseMachinesPackaging
   def cross_env(root, triple)
     rbconfig = Dir.glob(File.join(root, "usr/lib/*/ruby/*/rbconfig.rb")).first or
       raise "CROSS_ROOT=#{root}: no usr/lib/*/ruby/*/rbconfig.rb (is the target's ruby installed there?)"
-    dump, status = Open3.capture2(Gem.ruby, "--disable-gems", "-e", <<~'RUBY', rbconfig)
-      Object.send(:remove_const, :RbConfig) if defined?(RbConfig)
-      load ARGV.fetch(0)
-      print RbConfig::CONFIG.map { |key, value| "#{key}\x1F#{value}" }.join("\x1E")
-    RUBY
-    raise "loading #{rbconfig} failed" unless status.success?
-
-    config = dump.split("\x1E").to_h { |pair| pair.split("\x1F", 2) }
+    config = load_rbconfig(rbconfig)
     # rbconfig.rb places its folders under its own location: the root's.
     %w[rubyhdrdir rubyarchhdrdir].each do |key|
       raise "#{rbconfig}: #{key} #{config[key]} is outside #{root}" unless config.fetch(key).start_with?("#{root}/")
     end
-    env = config.to_h { |key, value| ["RBCONFIG_#{key}", value.to_s] }
-    env["RBCONFIG_CROSS_COMPILING"] = "yes"
+    env = rbconfig_env(config)
     gcc = "#{triple.sub('-unknown-', '-')}-gcc"
     env["CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER"] = gcc
     env["CC_#{triple.tr('-', '_')}"] = gcc
