@@ -44,12 +44,12 @@ module LeaseMachines
       decision.lease.token
     end
 
-    def assert_refused(error_class, fences, resource, token)
+    def assert_refused(error_class, fences, resource, token, owner: nil)
       before_rows = fence_rows(resource)
       before_mark = committed_mark_text(resource)
       before_body = committed_body(resource)
       error = assert_raises(error_class) do
-        fences.guard(resource, token) { |conn| write(conn, resource, "written with #{token}") }
+        fences.guard(resource, token, owner: owner) { |conn| write(conn, resource, "written with #{token}") }
       end
       assert_kind_of FencedError, error
       assert_equal [resource, token], [error.resource, error.token]
@@ -154,6 +154,19 @@ module LeaseMachines
       strict.guard(name, token) { |conn| write(conn, name, "by the live holder") }
       assert_equal "by the live holder", committed_body(name)
       assert_equal token, strict.highest(name)
+    end
+
+    # A failover lost the grant of `token` to owner 3, and the promoted
+    # store issued it again, to owner 7: the first holder, writing before the
+    # second, meets a live lease of its token that is not its own.
+    def test_strict_refuses_the_token_of_a_live_lease_shown_by_another_owner
+      name = unique_name
+      token = acquire(name, owner: 7, ttl: 30)
+      error = assert_refused(ReissuedTokenError, strict, name, token, owner: 3)
+      assert_equal [3, 7], [error.owner, error.recorded_owner]
+      assert_includes error.message, "live lease"
+      strict.guard(name, token, owner: 7) { |conn| write(conn, name, "by the holder") }
+      assert_equal "by the holder", committed_body(name), "the lease's own owner writes"
     end
 
     def test_strict_refuses_an_expired_lease_before_any_newer_token_exists

@@ -2,6 +2,7 @@
 
 require_relative "fence_helper"
 require "open3"
+require "lease_machines/fences/postgres"
 require_relative "../support/restart_cluster"
 
 module LeaseMachines

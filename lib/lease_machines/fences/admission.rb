@@ -53,11 +53,16 @@ module LeaseMachines
 
       def error(session, resource, token, record, owner)
         highest = session.highest(resource)
-        reissued(session, resource, token, highest, owner, record) || refused(session, resource, token, highest, record)
+        row = session.store_row(resource) if bound?
+        reissued(session, resource, token, highest, owner, record) ||
+          leased_to_another(row, resource, token, highest, owner, record) ||
+          refused(row, resource, token, highest, record)
       end
 
-      def refused(session, resource, token, highest, record)
-        last_issued, lease_token, expires_at_ns, clock_ns = session.store_row(resource) if bound?
+      # `row`: the store's (last_issued, lease_token, lease_expires_at_ns,
+      # clock_ns, lease_owner), nil when unbound or when it has none.
+      def refused(row, resource, token, highest, record)
+        last_issued, lease_token, expires_at_ns, clock_ns = row
         issued = !last_issued.nil? && token <= last_issued
         if !bound? || (issued && highest && token < highest)
           FencedError.new(resource: resource, token: token, highest: highest, record: record)
@@ -72,6 +77,19 @@ module LeaseMachines
           UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
                                 record: record)
         end
+      end
+
+      # Strict: the store's lease holds this token for another owner than
+      # the guard's, so the token was issued twice (a failover lost the
+      # first grant). @return [ReissuedTokenError, nil]
+      def leased_to_another(row, resource, token, highest, owner, record) # rubocop:disable Metrics/ParameterLists
+        return nil unless strict? && owner && row && (highest.nil? || token >= highest)
+
+        _, lease_token, _, _, lease_owner = row
+        return nil unless lease_token == token && lease_owner && lease_owner != owner
+
+        ReissuedTokenError.new(resource: resource, token: token, highest: highest, owner: owner,
+                               recorded_owner: lease_owner, record: record, leased: true)
       end
 
       # @return [ReissuedTokenError, nil]

@@ -29,19 +29,25 @@ module LeaseMachines
   class ReissuedTokenError
     # @return [Integer] the owner the guard showed
     attr_reader :owner
-    # @return [Integer] the owner recorded with the mark
+    # @return [Integer] the owner recorded with the mark, or (a strict
+    #   guard's refusal) the owner of the store's live lease of the token
     attr_reader :recorded_owner
 
-    def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil) # rubocop:disable Metrics/ParameterLists
+    # @param leased [Boolean] whether `recorded_owner` is the store's lease's
+    #   (a strict guard), not the mark's
+    def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil, leased: false) # rubocop:disable Metrics/ParameterLists
       @owner = owner
       @recorded_owner = recorded_owner
+      @leased = leased
       super(resource: resource, token: token, highest: highest, record: record)
     end
 
     private
 
     def reason
-      "it was reissued: owner #{@recorded_owner} has already written with it, and this is owner #{@owner}"
+      holder = "owner #{@recorded_owner} has already written with it"
+      holder = "the store's live lease of it is owner #{@recorded_owner}'s" if @leased
+      "it was reissued: #{holder}, and this is owner #{@owner}"
     end
   end
 

@@ -148,7 +148,7 @@ module LeaseMachines
         return nil unless row
 
         values = row.map { |value| StoredToken.read(value, "#{STORE_TABLE} row #{resource.inspect}") }
-        engine(model) == :sqlite ? values << Fences::SQLite::Statements::DIALECT.clock_ns.call : values
+        engine(model) == :sqlite ? values.insert(3, Fences::SQLite::Statements::DIALECT.clock_ns.call) : values
       end
 
       # last_issued, lease_token, lease_expires_at_ns (and the database clock,

@@ -80,7 +80,7 @@ module LeaseMachines
 
         where = "#{STORE_TABLE} row #{resource.inspect}"
         values = row.map { |value| StoredToken.read(value, where) }
-        @dialect.clock_ns ? values << @dialect.clock_ns.call : values
+        @dialect.clock_ns ? values.insert(3, @dialect.clock_ns.call) : values
       end
 
       # Runs the schema (without its comment lines: ActiveRecord 6.1 scans a

@@ -105,7 +105,7 @@ module LeaseMachines
           # The store's row (last_issued, lease_token, lease_expires_at_ns)
           # and the database clock in ns.
           def store_row_sql(resource, locking: false)
-            "SELECT last_issued, lease_token, lease_expires_at_ns, #{CLOCK_NS} FROM #{STORE_TABLE} " \
+            "SELECT last_issued, lease_token, lease_expires_at_ns, #{CLOCK_NS}, lease_owner FROM #{STORE_TABLE} " \
               "WHERE name = #{literal(resource)}#{LOCKING if locking}"
           end
 
@@ -147,7 +147,7 @@ module LeaseMachines
             row = if mode == :any
                     "VALUES (#{literal(resource)}, #{t}, 0, #{o})"
                   else
-                    "SELECT #{literal(resource)}, #{t}, 0, #{o} FROM (#{store_sql(mode, resource, t)}) AS issued"
+                    "SELECT #{literal(resource)}, #{t}, 0, #{o} FROM (#{store_sql(mode, resource, t, o)}) AS issued"
                   end
             "INSERT INTO #{TABLE} (resource, highest, admitted, #{OWNER_COLUMN}) #{row} ON DUPLICATE KEY UPDATE " \
               "admitted = IF(#{admits}, #{TABLE}.admitted + 1, #{TABLE}.admitted), " \
@@ -166,12 +166,15 @@ module LeaseMachines
           end
 
           # The store's row of `resource` when it issued the token (`digits`;
-          # and, :live, holds it in a lease that ends after the database clock).
-          def store_sql(mode, resource, digits)
+          # and, :live, holds it in a lease that ends after the database clock,
+          # held by the guard's owner `owner` when it shows one: SQL text).
+          def store_sql(mode, resource, digits, owner)
             sql = "SELECT 1 FROM #{STORE_TABLE} AS store WHERE store.name = #{literal(resource)} " \
                   "AND store.last_issued >= #{digits}"
-            sql += " AND store.lease_token = #{digits} AND store.lease_expires_at_ns > #{CLOCK_NS}" if mode == :live
-            sql
+            return sql unless mode == :live
+
+            sql += " AND store.lease_token = #{digits} AND store.lease_expires_at_ns > #{CLOCK_NS}"
+            owner == "NULL" ? sql : "#{sql} AND store.lease_owner = #{owner}"
           end
         end
       end

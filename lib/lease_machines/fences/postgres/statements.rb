@@ -25,7 +25,11 @@ module LeaseMachines
         CLOCK_NS_SQL = "floor(extract(epoch FROM clock_timestamp()) * 1e9)"
         # The bound forms ({Admission}), with the same two parameters.
         ISSUED = "store.name = $1::text AND store.last_issued >= $2::numeric"
-        LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL}".freeze
+        # Strict: the lease holds the token, has not run out, and (when the guard
+        # shows one) is the guard's owner's: a token issued twice (a failover
+        # that lost the first grant) is not admitted for its first holder.
+        LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL} " \
+               "AND ($3::numeric IS NULL OR store.lease_owner = $3::numeric)".freeze
         private_constant :ISSUED, :LIVE
         MARK_SQLS = {
           any: MARK_SQL,
@@ -37,7 +41,7 @@ module LeaseMachines
         HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = $1".freeze
         OWNER_SQL = "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1".freeze
         STORE_ROW_SQL = "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, " \
-                        "#{CLOCK_NS_SQL}::numeric(20,0)::text FROM #{STORE_TABLE} WHERE name = $1".freeze
+                        "#{CLOCK_NS_SQL}::numeric(20,0)::text, lease_owner::text FROM #{STORE_TABLE} WHERE name = $1".freeze
         SAVEPOINT = "lease_machines_fence"
         # pg_advisory_xact_lock key serializing concurrent #setup! calls ("lm_fence").
         SETUP_LOCK_KEY = 7_813_006_137_384_576_357

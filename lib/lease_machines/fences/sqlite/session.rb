@@ -73,7 +73,7 @@ module LeaseMachines
           return nil unless row
 
           where = "#{STORE_TABLE} row #{resource.inspect}"
-          row.map { |value| StoredToken.read(value, where) } << CLOCK_NS.call
+          row.map { |value| StoredToken.read(value, where) }.insert(3, CLOCK_NS.call)
         end
 
         # @return [FencedError] the error for a refused mark

@@ -43,7 +43,8 @@ module LeaseMachines
         # canonical text, ?4 the host clock in ns, ?5 the owner. (`WHERE` is
         # required before `ON CONFLICT` after a SELECT.)
         ISSUED = "store.name = ?1 AND #{LE.call('?3', 'store.last_issued')}".freeze
-        LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{LT.call('?4', 'store.lease_expires_at_ns')}".freeze
+        LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{LT.call('?4', 'store.lease_expires_at_ns')} " \
+               "AND (?5 IS NULL OR store.lease_owner = ?5)".freeze
         private_constant :ISSUED, :LIVE
         MARK_SQLS = {
           any: MARK_SQL,
@@ -58,7 +59,8 @@ module LeaseMachines
         HAS_OWNER_SQL = "SELECT count(*) FROM pragma_table_info('#{TABLE}') WHERE name = 'lease_owner'".freeze
         ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR " \
                         "(lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))".freeze
-        STORE_ROW_SQL = "SELECT last_issued, lease_token, lease_expires_at_ns FROM #{STORE_TABLE} WHERE name = ?".freeze
+        STORE_ROW_SQL = "SELECT last_issued, lease_token, lease_expires_at_ns, lease_owner FROM #{STORE_TABLE} " \
+                        "WHERE name = ?".freeze
         SAVEPOINT = "lease_machines_fence"
         BEGIN_SQL = "BEGIN IMMEDIATE"
         # The host clock, in ns since the Unix epoch (CLOCK_REALTIME, as the
