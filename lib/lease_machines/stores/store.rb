@@ -9,6 +9,7 @@ module LeaseMachines
     # #read_statuses_of and #read_names.
     class Store
       include BatchRenewal # renew_all
+      include Reconciliation # reconcile
 
       # Seconds {#await_handover} waits before it looks, on an engine that
       # cannot be told of a release (jittered by up to the same again).
@@ -138,25 +139,6 @@ module LeaseMachines
         end
       end
 
-      # Operator action after a failover (or a restore) that lost grants:
-      # raises each resource's last issued token to at least the mark its
-      # fence has seen, so the next grant's token is above every token the
-      # fence admitted. A lease the fence has passed (its token below the
-      # mark, or equal to it while the mark records another owner) is
-      # cleared. Never lowers anything; running it again changes nothing.
-      # One transaction per resource, in the order of the marks.
-      # @param fences [Fences::Table] the fences whose marks to read (in this
-      #   store's database or another)
-      # @return [Array<Reconciled>] one per resource the fences hold a mark of
-      def reconcile(fences)
-        unless fences.respond_to?(:marks)
-          raise TypeError, "fences must be a fence (LeaseMachines::Fences::SQLite, Fences::Postgres or " \
-                           "Fences::MySQL), got #{Stores.described(fences)}"
-        end
-
-        fences.marks.select { |mark| mark.highest.positive? }.map { |mark| raise_to(mark) }
-      end
-
       # Waits at most `seconds` for a release (or force release) of `name`:
       # true as soon as one was seen, false when nothing was (try again now).
       # @param name [String, Array<String>] a resource, or several (a
@@ -243,25 +225,6 @@ module LeaseMachines
         raise ArgumentError, "name must be a resource name or a non-empty Array of them, got []" if name.empty?
 
         name.map { |each| Stores.resource_name(each) }.uniq
-      end
-
-      # One resource of {#reconcile}, locked as a force release is.
-      def raise_to(mark)
-        name = Stores.resource_name(mark.resource)
-        labelled = labelled?
-        transaction do |tx|
-          columns, = tx.lock(name, create: true)
-          before, after, voided = Native.row_reconciled(name, columns, mark.highest, mark.owner)
-          unless after == before
-            after_columns = Native.row_columns(after)
-            # A lease cleared takes its holder's label with it.
-            tx.write(name, after_columns, exists: !columns.nil?, label: voided && labelled ? nil : HolderLabel::KEEP)
-            announce_release(tx, name) if voided
-            notify(tx, name, nil, after_columns)
-          end
-          Reconciled.new(name: name, mark: mark.highest, mark_owner: mark.owner, last_issued_before: before.last_issued,
-                         last_issued: after.last_issued, voided: voided).freeze
-        end
       end
 
       # One decision inside `transaction` (a decision's own, or a batch's:
