@@ -3,6 +3,7 @@
 require_relative "store_helper"
 require_relative "../support/mysql_server"
 require_relative "../support/restart_cluster"
+require_relative "../support/server_scripts"
 require "lease_machines/stores/mysql"
 require "lease_machines/fences/mysql"
 require "lease_machines/fences/active_record"
@@ -34,6 +35,7 @@ module LeaseMachines
   # plus 12, the primary, and plus 10, the replica), removed in teardown.
   class MySQLSemiSyncFailoverTest < Minitest::Test
     include StoreTestHelper
+    include ServerScripts
 
     SCRIPT = File.expand_path("../../script/mysql", __dir__)
     BASE_PORT = URI(MySQLServer.base_url).port || 33_069
@@ -52,10 +54,14 @@ module LeaseMachines
     def setup
       super
       skip "semi-sync is MariaDB's here" unless File.executable?("/usr/sbin/mariadbd")
-      remove_servers
+      remove_servers(SCRIPT, [REPLICA, PRIMARY], "LEASE_MACHINES_MYSQL_DIR")
       @closing = []
       # Both installed and started at once (about 5 s each).
-      @primary_url, @replica_url = [PRIMARY, REPLICA].map { |env| Thread.new { server(env, "start") } }.map(&:value)
+      @primary_url, @replica_url = [PRIMARY, REPLICA].map do |env|
+        Thread.new do
+          server_script(SCRIPT, env, "start")
+        end
+      end.map(&:value)
       @primary = client(@primary_url)
       @replica = client(@replica_url)
       semi_sync
@@ -64,7 +70,7 @@ module LeaseMachines
     def teardown
       @closing&.each(&:close)
       SemiSyncReportBase.remove_connection if SemiSyncReportBase.connected?
-      remove_servers
+      remove_servers(SCRIPT, [REPLICA, PRIMARY], "LEASE_MACHINES_MYSQL_DIR")
       super
     end
 
@@ -210,30 +216,10 @@ module LeaseMachines
       wait_for { !alive?(pid) }
     end
 
-    def alive?(pid)
-      Process.kill(0, pid)
-      true
-    rescue Errno::ESRCH
-      false
-    end
-
     def promote_replica
       @replica.query("STOP SLAVE")
       @replica.query("RESET SLAVE ALL")
       @replica.query("SET GLOBAL read_only = OFF")
-    end
-
-    def server(environment, command)
-      out, err, status = Open3.capture3(environment, SCRIPT, command)
-      assert_predicate status, :success?, "script/mysql #{command} failed: #{err}"
-      out.strip
-    end
-
-    def remove_servers
-      [REPLICA, PRIMARY].each do |environment|
-        Open3.capture3(environment, SCRIPT, "stop")
-        FileUtils.rm_rf(environment.fetch("LEASE_MACHINES_MYSQL_DIR"))
-      end
     end
   end
 end

@@ -2,6 +2,7 @@
 
 require_relative "store_helper"
 require_relative "../support/restart_cluster"
+require_relative "../support/server_scripts"
 require "open3"
 require "lease_machines/fences/sqlite"
 
@@ -23,6 +24,7 @@ module LeaseMachines
   # pg_basebackup -R), removed in teardown.
   class PostgresFailoverTokenTest < Minitest::Test
     include StoreTestHelper
+    include ServerScripts
 
     SCRIPT = File.expand_path("../../script/postgres", __dir__)
     PRIMARY = RestartCluster.environment(21)
@@ -32,15 +34,15 @@ module LeaseMachines
     def setup
       super
       skip "no PostgreSQL server binaries" unless BINDIR
-      remove_clusters
-      @primary_url = cluster(PRIMARY, "start")
+      remove_servers(SCRIPT, [STANDBY, PRIMARY], "LEASE_MACHINES_PG_DIR")
+      @primary_url = server_script(SCRIPT, PRIMARY, "start")
       base_backup
-      @standby_url = cluster(STANDBY, "start")
+      @standby_url = server_script(SCRIPT, STANDBY, "start")
     end
 
     def teardown
       @stores&.each(&:close)
-      remove_clusters if BINDIR
+      remove_servers(SCRIPT, [STANDBY, PRIMARY], "LEASE_MACHINES_PG_DIR") if BINDIR
       super
     end
 
@@ -52,12 +54,12 @@ module LeaseMachines
       end
       replayed_on_standby
 
-      cluster(STANDBY, "stop") # cut off: what the primary commits now never reaches it
+      server_script(SCRIPT, STANDBY, "stop") # cut off: what the primary commits now never reaches it
       lost = %w[sequence floor].zip(@stores).to_h do |name, store|
         [name, store.authority(name).acquire(owner: 2, ttl: 30).lease.token] # returned to its caller
       end
       kill_primary
-      cluster(STANDBY, "start")
+      server_script(SCRIPT, STANDBY, "start")
       promote_standby
 
       @stores += [Stores::Postgres.new(@standby_url), Stores::Postgres.new(@standby_url, tokens: :clock_floor)]
@@ -83,14 +85,14 @@ module LeaseMachines
         fences.each_key { |name| @stores.first.authority(name).acquire(owner: 1, ttl: 1, now: 1) }
         replayed_on_standby
 
-        cluster(STANDBY, "stop")
+        server_script(SCRIPT, STANDBY, "stop")
         lost = fences.to_h do |name, fence|
           token = @stores.first.authority(name).acquire(owner: 2, ttl: 30).lease.token
           fence.guard(name, token, owner: 2) { nil } # the lost grant's holder wrote
           [name, token]
         end
         kill_primary
-        cluster(STANDBY, "start")
+        server_script(SCRIPT, STANDBY, "start")
         promote_standby
 
         promoted = Stores::Postgres.new(@standby_url)
@@ -134,13 +136,6 @@ module LeaseMachines
       wait_for { !alive?(postmaster) }
     end
 
-    def alive?(pid)
-      Process.kill(0, pid)
-      true
-    rescue Errno::ESRCH
-      false
-    end
-
     def promote_standby
       run!(File.join(BINDIR, "pg_ctl"), "-D", STANDBY.fetch("LEASE_MACHINES_PG_DIR"), "-w", "-t", "30", "promote")
       PG.connect(@standby_url) { |conn| wait_for { conn.exec("SELECT pg_is_in_recovery()").getvalue(0, 0) == "f" } }
@@ -158,20 +153,6 @@ module LeaseMachines
       command = ["runuser", "-u", "postgres", "--", *command] if Process.uid.zero?
       out, err, status = Open3.capture3(*command)
       assert_predicate status, :success?, "#{command.join(' ')} failed: #{out}#{err}"
-    end
-
-    def cluster(environment, command)
-      out, err, status = Open3.capture3(environment, SCRIPT, command)
-      assert_predicate status, :success?, "script/postgres #{command} failed: #{err}"
-      out.strip
-    end
-
-    def remove_clusters
-      [STANDBY, PRIMARY].each do |environment|
-        Open3.capture3(environment, SCRIPT, "stop")
-        dir = environment.fetch("LEASE_MACHINES_PG_DIR")
-        FileUtils.rm_rf([dir, "#{dir}.initdb.log"])
-      end
     end
   end
 end
