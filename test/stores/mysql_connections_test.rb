@@ -136,9 +136,11 @@ module LeaseMachines
       rescue StandardError => e
         e
       end
+      # The write, blocked by the locker (the read before it, which does not
+      # wait, may show for a moment: killed there, nothing was written).
       wait_for do
         @admin.query("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = #{id} AND COMMAND = 'Query' " \
-                     "AND INFO LIKE '%lease_machines_resources%'").any?
+                     "AND INFO LIKE 'UPDATE lease_machines_resources %'").any?
       end
       @admin.query("KILL CONNECTION #{id}")
       locker.query("ROLLBACK")
