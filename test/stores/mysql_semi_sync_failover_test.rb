@@ -56,12 +56,9 @@ module LeaseMachines
       skip "semi-sync is MariaDB's here" unless File.executable?("/usr/sbin/mariadbd")
       remove_servers(SCRIPT, [REPLICA, PRIMARY], "LEASE_MACHINES_MYSQL_DIR")
       @closing = []
-      # Both installed and started at once (about 5 s each).
-      @primary_url, @replica_url = [PRIMARY, REPLICA].map do |env|
-        Thread.new do
-          server_script(SCRIPT, env, "start")
-        end
-      end.map(&:value)
+      # One after the other (about 5 s each): two mariadb-install-db at once
+      # share /tmp, and one deleted the other's temporary table (sid, once).
+      @primary_url, @replica_url = [PRIMARY, REPLICA].map { |env| server_script(SCRIPT, env, "start") }
       @primary = client(@primary_url)
       @replica = client(@replica_url)
       semi_sync
