@@ -66,6 +66,35 @@ run_chroot() {
   esac
 }
 
+# root: the environment's root and its packages, nothing run in it.
+build_root() {
+  root="$dir/root"
+  case "$env" in
+    arm64)
+      ensure_arm64_root
+      packages=("${arm64_packages[@]}")
+      ;;
+    trixie | sid)
+      ensure_root "$env"
+      trap leave_root EXIT
+      trap 'exit 130' INT TERM
+      mount_root
+      ;;
+    mysql9)
+      # The server's root alone; the client is the sid root (name sid too).
+      ensure_root sid
+      trap leave_root EXIT
+      trap 'exit 130' INT TERM
+      mount_system
+      cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+      packages=(mysql-server)
+      ;;
+    *) fail "no root of its own to build (script/matrix root takes trixie, sid, mysql9 and arm64)" ;;
+  esac
+  ensure_packages
+  echo "matrix $env: root ready [$(elapsed)]"
+}
+
 # Stops the chroot's server and processes, then unmounts: the EXIT trap of a
 # chroot environment's process.
 leave_root() {
