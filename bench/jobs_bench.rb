@@ -14,13 +14,11 @@
 # ratios.
 #
 # And the target of issue 29: what the lease adds to a job (the seconds a
-# leased job takes over an empty one, from the two throughputs) against two
-# bare one-row commits on the same engine (SQLite in WAL with synchronous =
-# FULL, as the store's, in a file on the same disk), measured in each round
-# right after the jobs.
+# leased job takes over an empty one, from the two throughputs) against what
+# two bare one-row commits on the same engine add (TwoCommitsJob: SQLite in
+# WAL with synchronous = FULL, as the store's, in the same folder), each round
+# running the four jobs in turn through the same process.
 require "lease_machines"
-require "sqlite3"
-require "tmpdir"
 require_relative "../test/jobs/sidekiq_cluster"
 
 JOBS = Integer(ARGV.fetch(0, "2000"))
@@ -35,47 +33,41 @@ def run(cluster, job)
   JOBS / (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
 end
 
-# Seconds of two bare one-row commits, the mean of `pairs` pairs.
-def two_commits(dir, pairs: 500)
-  db = SQLite3::Database.new(File.join(dir, "floor.sqlite3"))
-  db.execute("PRAGMA journal_mode = WAL")
-  db.execute("PRAGMA synchronous = FULL")
-  db.execute("CREATE TABLE IF NOT EXISTS floor (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
-  db.execute("INSERT OR IGNORE INTO floor (id, n) VALUES (1, 0)")
-  update = db.prepare("UPDATE floor SET n = n + 1 WHERE id = 1")
-  started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  (2 * pairs).times { db.transaction(:immediate) { update.execute! } }
-  (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) / pairs
+median = ->(values) { values.sort[values.size / 2] }
+
+# Rounds of the jobs named, in turn, through one `sidekiq -c CONCURRENCY`:
+# [{ job => jobs per second }, ...].
+def rounds(concurrency, jobs)
+  cluster = LeaseMachines::SidekiqCluster.new(ttl: 30)
+  cluster.start(concurrency: concurrency)
+  run(cluster, "LeasedEmptyJob") # warm-up: the store's file, the extension, the scheduler thread
+  Array.new(ROUNDS) { jobs.to_h { |job| [job, run(cluster, job)] } }
 ensure
-  update&.close
-  db&.close
+  cluster&.stop
 end
 
-floor_dir = Dir.mktmpdir("lm_jobs_floor")
-cluster = LeaseMachines::SidekiqCluster.new(ttl: 30)
-begin
-  cluster.start(concurrency: 5)
-  run(cluster, "LeasedEmptyJob") # warm-up: the store's file, the extension, the scheduler thread
-  ratios = Array.new(ROUNDS) do |round|
-    plain = run(cluster, "EmptyJob")
-    leased = run(cluster, "LeasedEmptyJob")
-    limited = run(cluster, "LimitedEmptyJob")
-    added = (1.0 / leased) - (1.0 / plain)
-    commits = two_commits(floor_dir)
-    puts format("round %<round>d: empty job %<plain>.0f jobs/s, leased %<leased>.0f jobs/s (%<ratio>.2fx the time), " \
-                "limit 3 %<limited>.0f jobs/s (%<limited_ratio>.2fx); the lease adds %<added>.2f ms a job, " \
-                "two bare commits take %<commits>.2f ms (%<floor>.2fx)",
-                round: round + 1, plain: plain, leased: leased, ratio: plain / leased, limited: limited,
-                limited_ratio: plain / limited, added: added * 1e3, commits: commits * 1e3, floor: added / commits)
-    [plain / leased, plain / limited, added / commits]
-  end
-  median = ->(values) { values.sort[values.size / 2] }
-  puts format("median: a leased job takes %<leased>.2fx the time of an empty one, a limit-3 job %<limited>.2fx " \
-              "(%<jobs>d jobs a round, sidekiq -c 5, SQLite store)",
-              leased: median.call(ratios.map { |r| r[0] }), limited: median.call(ratios.map { |r| r[1] }), jobs: JOBS)
-  puts format("median: the lease adds %<floor>.2fx two bare one-row commits on the same engine to a job (target: 1.2x)",
-              floor: median.call(ratios.map { |r| r[2] }))
-ensure
-  cluster.stop
-  FileUtils.rm_rf(floor_dir)
+ratios = rounds(5, %w[EmptyJob LeasedEmptyJob LimitedEmptyJob]).each_with_index.map do |rates, round|
+  plain, leased, limited = rates.values_at("EmptyJob", "LeasedEmptyJob", "LimitedEmptyJob")
+  puts format("round %<round>d: empty job %<plain>.0f jobs/s, leased %<leased>.0f jobs/s (%<ratio>.2fx the time), " \
+              "limit 3 %<limited>.0f jobs/s (%<limited_ratio>.2fx)",
+              round: round + 1, plain: plain, leased: leased, ratio: plain / leased, limited: limited,
+              limited_ratio: plain / limited)
+  [plain / leased, plain / limited]
 end
+puts format("median: a leased job takes %<leased>.2fx the time of an empty one, a limit-3 job %<limited>.2fx " \
+            "(%<jobs>d jobs a round, sidekiq -c 5, SQLite store)",
+            leased: median.call(ratios.map(&:first)), limited: median.call(ratios.map(&:last)), jobs: JOBS)
+
+# One job at a time, so that a job's added time is its own, not its share of
+# five threads waiting on one SQLite write lock.
+floors = rounds(1, %w[EmptyJob LeasedEmptyJob TwoCommitsJob]).each_with_index.map do |rates, round|
+  plain, leased, commits = rates.values_at("EmptyJob", "LeasedEmptyJob", "TwoCommitsJob")
+  added = (1.0 / leased) - (1.0 / plain)
+  floor = (1.0 / commits) - (1.0 / plain)
+  puts format("sidekiq -c 1, round %<round>d: the lease adds %<added>.3f ms a job, two bare one-row commits " \
+              "%<floor>.3f ms (%<ratio>.2fx)", round: round + 1, added: added * 1e3, floor: floor * 1e3,
+                                               ratio: added / floor)
+  added / floor
+end
+puts format("median: the lease adds %<ratio>.2fx what two bare one-row commits on the same engine add to a job " \
+            "(sidekiq -c 1; target: at most 1.2x)", ratio: median.call(floors))

@@ -163,6 +163,26 @@ class LeasedEmptyJob
   end
 end
 
+# The floor of what a lease adds to a job: two bare one-row commits on the
+# same engine, as the store makes them (SQLite, WAL, synchronous = FULL), on a
+# connection per thread.
+class TwoCommitsJob
+  include JOB
+  sidekiq_options retry: false
+
+  def perform(_index)
+    db = Thread.current[:lm_floor] ||= SQLite3::Database.new(File.join(DIR, "floor.sqlite3")).tap do |floor|
+      floor.busy_timeout = 5000
+      floor.execute("PRAGMA journal_mode = WAL")
+      floor.execute("PRAGMA synchronous = FULL")
+      floor.execute("CREATE TABLE IF NOT EXISTS floor (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+      floor.execute("INSERT OR IGNORE INTO floor (id, n) VALUES (1, 0)")
+    end
+    2.times { db.transaction(:immediate) { db.execute("UPDATE floor SET n = n + 1 WHERE id = 1") } }
+    Sidekiq.redis { |redis| redis.incr("bench:done") }
+  end
+end
+
 # The same under a limit of 3: each job holds a slot of a resource of its own.
 class LimitedEmptyJob
   include JOB
