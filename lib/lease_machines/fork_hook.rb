@@ -6,12 +6,10 @@ module LeaseMachines
   module ForkHook
     @in_child = []
 
-    # @yield in every forked child, before it runs anything else of the caller
     def self.in_child(&block)
       @in_child << block
     end
 
-    # @api private
     def self.run_in_child
       @in_child.each(&:call)
     end

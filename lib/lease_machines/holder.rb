@@ -1,13 +1,8 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # The worker's side of one lease, on the worker's own clock: when to renew,
-  # when to be nervous, when to stop. States: `:confirmed`, `:unconfirmed`,
-  # `:at_risk`, `:expired`, `:fenced` (terminal).
-  #
-  # `dup`/`clone` copy the state; `freeze` makes every transition raise FrozenError.
+  # The worker's side of one lease, on the worker's own clock.
   class Holder
-    # @return [Cadence]
     attr_reader :cadence
 
     def initialize(token:, at:, cadence:)
@@ -15,13 +10,10 @@ module LeaseMachines
       @cadence = cadence
     end
 
-    # The authority confirmed `token` at `at` (pass the instant the renewal was
-    # sent). An older token is a stale reply: ignored, false.
     def confirm(token:, at:)
       _confirm(token, at)
     end
 
-    # A new grant: only a strictly newer token recovers the holder.
     def reacquire(token:, at:)
       _reacquire(token, at)
     end

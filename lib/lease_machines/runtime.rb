@@ -22,9 +22,7 @@ require_relative "runtime/elector"
 require_relative "events"
 
 module LeaseMachines
-  # Holding leases in production: {LeaseMachines.owner_id}, `hold`/`hold!`
-  # (on every authority), the one renewal thread of the process, events and
-  # the elector. See docs/RUNTIME.md.
+  # Holding leases in production (docs/RUNTIME.md).
   module Runtime
   end
 end

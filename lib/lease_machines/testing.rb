@@ -9,9 +9,7 @@ require_relative "testing/fenced"
 require_relative "testing/assertions"
 
 module LeaseMachines
-  # Test helpers: {Testing::Clock}, {Stores::Memory} (autoloaded with the
-  # stores), the test modes ({Testing.bypass!}, {Testing.occupied!},
-  # {Testing.fenced!}, {Testing.disable!}) and {Testing::Assertions}.
+  # Test helpers.
   module Testing
   end
 end

@@ -8,12 +8,10 @@ module LeaseMachines
     module Current
       KEY = :lease_machines_current_lease
 
-      # @return [Runtime::Held, nil]
       def self.lease
         Thread.current[KEY]
       end
 
-      # Runs the block with `held` as the current lease.
       def self.with(held)
         previous = Thread.current[KEY]
         Thread.current[KEY] = held
@@ -24,7 +22,6 @@ module LeaseMachines
     end
   end
 
-  # @return [Runtime::Held, nil] the lease of the job running on this fiber
   def self.current_lease
     Jobs::Current.lease
   end

@@ -2,11 +2,9 @@
 
 module LeaseMachines
   module Jobs
-    # Where a job class keeps its lease declaration (`@lease_machines_option`,
-    # set by ActiveJob's `leased` or Sidekiq's `sidekiq_options lease:`), and
-    # how a subclass inherits it: the class methods of both integrations.
+    # Where a job class keeps its lease declaration (`@lease_machines_option`, set by ActiveJob's `leased` or
+    # Sidekiq's `sidekiq_options lease:`), and how a subclass inherits it.
     module Declaration
-      # @return [LeaseOption, nil] this class's declaration, else its superclass's
       def lease_machines_option
         return @lease_machines_option if instance_variable_defined?(:@lease_machines_option)
 

@@ -4,8 +4,6 @@ module LeaseMachines
   module Jobs
     # Runs one job under the runtime's `hold`, its lease current to the job's fiber.
     module LeasedRun
-      # @param tags [Hash{Symbol => Object}] the job's class and id, in the lease's log lines and events
-      # @return [Runtime::Outcome] held? and the job's value, or the rejection
       def self.call(option, resource, tags:)
         substitute = TestMode.current
         return substitute.hold(option, resource) { |held| Current.with(held) { yield held } } if substitute

@@ -10,7 +10,6 @@ module LeaseMachines
       DEBUG_EVENTS = %i[acquire renew release].freeze
       WARN_EVENTS = %i[at_risk lost fenced fence_refused].freeze
       INFO_EVENTS = %i[elected deposed enqueue_skipped].freeze
-      # The payload keys shown, in this order, when present.
       SHOWN = %i[resource owner token status reason].freeze
 
       DEBUG_EVENTS.each { |name| define_method(name) { |event| debug { line(name, event) } } }
@@ -19,8 +18,6 @@ module LeaseMachines
 
       private
 
-      # The store call's own duration (payload `duration:`, seconds) when the
-      # event has one, else the instrumented block's.
       def line(name, event)
         payload = event.payload
         fields = SHOWN.filter_map { |key| "#{key}=#{payload[key]}" unless payload[key].nil? }

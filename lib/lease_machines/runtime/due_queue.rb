@@ -2,12 +2,9 @@
 
 module LeaseMachines
   module Runtime
-    # The scheduler's holds by when each is next due: a binary min-heap whose
-    # stale entries (a hold rescheduled or removed) are dropped when they
-    # reach the top. Not thread-safe: the scheduler's Mutex guards it.
+    # The scheduler's holds by when each is next due: a min-heap whose stale entries are dropped at the top.
     class DueQueue
-      # Stale entries allowed beyond twice the live ones before a rebuild
-      # (holds that come and go faster than they come due would pile up).
+      # Stale entries allowed beyond twice the live ones before a rebuild.
       COMPACT_SLACK = 64
 
       def initialize
@@ -16,7 +13,6 @@ module LeaseMachines
         @sequence = 0
       end
 
-      # Sets (or, with nil, clears) when `hold` is next due.
       def set(hold, at)
         if at.nil?
           @due.delete(hold)
@@ -43,12 +39,10 @@ module LeaseMachines
         @due.size
       end
 
-      # @return [Integer] entries in the heap, stale ones included
       def entries
         @heap.size
       end
 
-      # @return [[Object, Float], nil] the hold due first and when
       def first
         until @heap.empty?
           at, _, hold = @heap.first
@@ -59,7 +53,6 @@ module LeaseMachines
         nil
       end
 
-      # @return [Boolean] whether any hold is due at or before `now`
       def due?(now)
         entry = first
         !entry.nil? && entry.last <= now

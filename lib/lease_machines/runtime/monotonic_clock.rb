@@ -7,12 +7,10 @@ module LeaseMachines
     module MonotonicClock
       module_function
 
-      # @return [Integer] nanoseconds from an arbitrary origin
       def now_ns
         Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
       end
 
-      # @return [Float] seconds from the same origin
       def now
         Process.clock_gettime(Process::CLOCK_MONOTONIC)
       end
@@ -21,7 +19,6 @@ module LeaseMachines
         Kernel.sleep(seconds) if seconds.positive?
       end
 
-      # Waits for a signal or `seconds`; may wake spuriously: the caller checks again.
       def wait(mutex, condition, seconds)
         condition.wait(mutex, seconds) if seconds.positive?
       end

@@ -7,8 +7,6 @@ module LeaseMachines
     module JobLease
       attr_writer :lease
 
-      # @raise [NotLeasedError] in a job that declares a lease whose
-      #   `perform` runs outside the middleware (called directly)
       def lease
         held = @lease || LeaseMachines.current_lease
         return held if held || Sidekiq.lease_option(self.class).nil?

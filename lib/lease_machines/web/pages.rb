@@ -2,30 +2,20 @@
 
 module LeaseMachines
   class Web
-    # The pages, whoever serves them (the standalone app, a Sidekiq Web tab):
-    # each takes the request's parameters and a {Frame} and answers a {Page}.
-    # No parameter reaches the store but a resource name, checked by the
-    # stores' rule and bound by their statements.
+    # The pages, whoever serves them. No parameter reaches the store but a resource name, checked and bound.
     class Pages
-      # An answer: a status, a title, the body's HTML (or a redirect's location).
       Page = Struct.new(:status, :title, :body, :location, keyword_init: true)
 
-      # Where the pages live, as links: `index_path` the list, `base` the
-      # prefix of the other pages; `csrf_field` the HTML of the forms' CSRF
-      # field (made by whoever checks it); `read_only` no release.
       Frame = Struct.new(:index_path, :base, :csrf_field, :read_only, keyword_init: true) do
         def path(action, params = {}) = HTML.url("#{base}/#{action}", params)
         def index(params = {}) = HTML.url(index_path, params)
       end
 
-      # The fence's mark of a resource, or why it cannot be read.
       Mark = Struct.new(:highest, :error)
 
       VIEWS = Views.new.freeze
       private_constant :VIEWS
 
-      # @param store [#call] returns the store
-      # @param events [RecentEvents, nil]
       def initialize(store:, fences:, per_page:, events:)
         @store = store
         @fences = fences
@@ -51,7 +41,6 @@ module LeaseMachines
         end
       end
 
-      # The confirmation step of a release.
       def confirm(params, frame)
         return read_only(frame) if frame.read_only
 
@@ -62,8 +51,6 @@ module LeaseMachines
         end
       end
 
-      # The release, once confirmed (the caller checked CSRF); refused when
-      # the lease changed since the confirmation (another token).
       def release(params, frame, by:)
         return read_only(frame) if frame.read_only
 
@@ -80,7 +67,6 @@ module LeaseMachines
         end
       end
 
-      # @return [String] the standalone app's whole HTML document of `page`
       def layout(frame, page)
         VIEWS.layout(frame, page.title, page.body)
       end
@@ -89,7 +75,6 @@ module LeaseMachines
         message(frame, 404, "No such page.", nil)
       end
 
-      # @param link [Array(String, String), nil] a link's text and path
       def message(frame, status, text, link)
         Page.new(status: status, title: text[0, 80], body: VIEWS.message(frame, text, link))
       end
@@ -100,7 +85,6 @@ module LeaseMachines
 
       private
 
-      # Store errors (unreachable, not configured) as a 503 page.
       def guarded(frame)
         yield
       rescue Error => e

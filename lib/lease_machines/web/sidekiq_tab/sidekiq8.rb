@@ -3,9 +3,7 @@
 module LeaseMachines
   class Web
     module SidekiqTab
-      # Sidekiq 8: `Sidekiq::Web.configure { |config| config.register_extension(...) }`
-      # (`Sidekiq::Web.register` is deprecated there). Sidekiq freezes its
-      # configuration when it serves its first request: register before.
+      # Sidekiq 8: `Sidekiq::Web.configure`, before the first request (Sidekiq freezes its configuration then).
       module Sidekiq8
         def self.register(extension, tab:, index:)
           ::Sidekiq::Web.configure do |config|
