@@ -6,9 +6,7 @@ module LeaseMachines
   class Authority
     include Runtime::Holding::OnCallerClock # hold, hold! (docs/RUNTIME.md)
 
-    def initialize(clock_policy: :reject)
-      _init(clock_policy)
-    end
+    def initialize(clock_policy: :reject) = _init(clock_policy)
 
     def self.restore(checkpoint, clock_policy: :reject)
       authority = allocate
@@ -16,21 +14,13 @@ module LeaseMachines
       authority
     end
 
-    def acquire(owner:, now:, ttl:)
-      _acquire(owner, now, ttl)
-    end
+    def acquire(owner:, now:, ttl:) = _acquire(owner, now, ttl)
 
-    def reacquire(owner:, now:, ttl:)
-      _reacquire(owner, now, ttl)
-    end
+    def reacquire(owner:, now:, ttl:) = _reacquire(owner, now, ttl)
 
-    def renew(owner:, token:, now:, ttl:)
-      _renew(owner, token, now, ttl)
-    end
+    def renew(owner:, token:, now:, ttl:) = _renew(owner, token, now, ttl)
 
-    def release(owner:, token:, now:)
-      _release(owner, token, now)
-    end
+    def release(owner:, token:, now:) = _release(owner, token, now)
 
     def inspect
       state = checkpoint

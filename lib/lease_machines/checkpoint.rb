@@ -7,23 +7,17 @@ module LeaseMachines
 
     value_fields identity: %i[last_issued lease observed_ns], shown: %i[last_issued lease observed]
 
-    def self.new(last_issued:, lease:, observed:)
-      _new(last_issued, lease, observed)
-    end
+    def self.new(last_issued:, lease:, observed:) = _new(last_issued, lease, observed)
 
     class << self
       alias from_parts new
     end
 
-    def self.exact(last_issued:, lease:, observed_ns:)
-      _exact(last_issued, lease, observed_ns)
-    end
+    def self.exact(last_issued:, lease:, observed_ns:) = _exact(last_issued, lease, observed_ns)
 
     private_class_method :_new, :_exact, :_flat
 
-    def _dump(_level)
-      [last_issued || "-", observed_ns, lease ? lease._dump(0) : "- - -"].join(" ")
-    end
+    def _dump(_level) = [last_issued || "-", observed_ns, lease ? lease._dump(0) : "- - -"].join(" ")
 
     def self._load(text)
       last_issued, observed_ns, owner, token, expires_at_ns = ValueObject.integers(text, 5)

@@ -34,9 +34,7 @@ module LeaseMachines
       end
     end
 
-    def store?
-      @lock.synchronize { !(@store || @store_builder).nil? }
-    end
+    def store? = @lock.synchronize { !(@store || @store_builder).nil? }
 
     def store
       @lock.synchronize do
@@ -127,13 +125,9 @@ module LeaseMachines
       configuration
     end
 
-    def configuration
-      CONFIGURATION_LOCK.synchronize { @configuration ||= Configuration.new }
-    end
+    def configuration = CONFIGURATION_LOCK.synchronize { @configuration ||= Configuration.new }
 
-    def reset_configuration!
-      CONFIGURATION_LOCK.synchronize { @configuration = Configuration.new }
-    end
+    def reset_configuration! = CONFIGURATION_LOCK.synchronize { @configuration = Configuration.new }
   end
 
   CONFIGURATION_LOCK = Mutex.new

@@ -17,9 +17,7 @@ module LeaseMachines
     end
     private_class_method :_new
 
-    def _dump(_level)
-      [status, reason || "-", lease ? lease._dump(0) : "- - -"].join(" ")
-    end
+    def _dump(_level) = [status, reason || "-", lease ? lease._dump(0) : "- - -"].join(" ")
 
     def self._load(text)
       status, reason, *fields = text.split(" ", 5)

@@ -23,9 +23,7 @@ module LeaseMachines
         end
       end
 
-      def listened?
-        !@subscribers.empty? || !active_support.nil?
-      end
+      def listened? = !@subscribers.empty? || !active_support.nil?
 
       def emit(name, payload)
         subscribers = @subscribers
@@ -59,7 +57,5 @@ module LeaseMachines
     Events.subscribe(subscriber)
   end
 
-  def self.unsubscribe(subscriber)
-    Events.unsubscribe(subscriber)
-  end
+  def self.unsubscribe(subscriber) = Events.unsubscribe(subscriber)
 end

@@ -6,13 +6,9 @@ module LeaseMachines
   module ForkHook
     @in_child = []
 
-    def self.in_child(&block)
-      @in_child << block
-    end
+    def self.in_child(&block) = @in_child << block
 
-    def self.run_in_child
-      @in_child.each(&:call)
-    end
+    def self.run_in_child = @in_child.each(&:call)
 
     # Prepended to Process's singleton class.
     module Fork

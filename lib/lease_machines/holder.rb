@@ -10,13 +10,9 @@ module LeaseMachines
       @cadence = cadence
     end
 
-    def confirm(token:, at:)
-      _confirm(token, at)
-    end
+    def confirm(token:, at:) = _confirm(token, at)
 
-    def reacquire(token:, at:)
-      _reacquire(token, at)
-    end
+    def reacquire(token:, at:) = _reacquire(token, at)
 
     def inspect
       "#<#{self.class.name} state=#{state.inspect} token=#{token} confirmed_at=#{confirmed_at} " \

@@ -12,30 +12,20 @@ module LeaseMachines
     alias shown_text inspect
     private :shown_fields, :shown_keys, :shown_text
 
-    def to_h
-      proof ? shown_fields.merge(proof: proof) : shown_fields
-    end
+    def to_h = proof ? shown_fields.merge(proof: proof) : shown_fields
 
-    def deconstruct_keys(keys)
-      shown_keys(keys).merge(proof: proof)
-    end
+    def deconstruct_keys(keys) = shown_keys(keys).merge(proof: proof)
 
     def inspect
       proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
     end
     alias to_s inspect
 
-    def self.new(owner:, token:, expires_at:, proof: nil)
-      proven(_new(owner, token, expires_at), proof)
-    end
+    def self.new(owner:, token:, expires_at:, proof: nil) = proven(_new(owner, token, expires_at), proof)
 
-    def self.exact(owner:, token:, expires_at_ns:, proof: nil)
-      proven(_exact(owner, token, expires_at_ns), proof)
-    end
+    def self.exact(owner:, token:, expires_at_ns:, proof: nil) = proven(_exact(owner, token, expires_at_ns), proof)
 
-    def self.proven(lease, proof)
-      nil.equal?(proof) ? lease : lease.__send__(:_signed, proof)
-    end
+    def self.proven(lease, proof) = nil.equal?(proof) ? lease : lease.__send__(:_signed, proof)
 
     private_class_method :_new, :_exact, :proven
 

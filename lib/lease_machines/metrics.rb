@@ -50,9 +50,7 @@ module LeaseMachines
       nil
     end
 
-    def to_prometheus
-      Exposition.text(snapshot)
-    end
+    def to_prometheus = Exposition.text(snapshot)
 
     def value(name, **labels)
       id = Catalog.id(name)
@@ -107,30 +105,20 @@ module LeaseMachines
       observe(:held, [family], payload[:held])
     end
 
-    def at_risk(_payload, family, _now)
-      count(:at_risk, [family])
-    end
+    def at_risk(_payload, family, _now) = count(:at_risk, [family])
 
     def lost(payload, family, _now)
       count(:lost, [family, payload[:reason]])
       observe(:held, [family], payload[:held])
     end
 
-    def fenced(_payload, family, _now)
-      count(:fenced_holds, [family])
-    end
+    def fenced(_payload, family, _now) = count(:fenced_holds, [family])
 
-    def fence_refused(payload, family, _now)
-      count(:fence_refusals, [family, payload[:reason]])
-    end
+    def fence_refused(payload, family, _now) = count(:fence_refusals, [family, payload[:reason]])
 
-    def elected(_payload, family, _now)
-      count(:elections, [family])
-    end
+    def elected(_payload, family, _now) = count(:elections, [family])
 
-    def deposed(_payload, family, _now)
-      count(:depositions, [family])
-    end
+    def deposed(_payload, family, _now) = count(:depositions, [family])
   end
 end
 

@@ -19,12 +19,8 @@ module LeaseMachines
       freeze
     end
 
-    def self.glob?(text)
-      text.match?(GLOB_CHARACTERS)
-    end
+    def self.glob?(text) = text.match?(GLOB_CHARACTERS)
 
-    def match?(name)
-      File.fnmatch?(@glob, name, FLAGS)
-    end
+    def match?(name) = File.fnmatch?(@glob, name, FLAGS)
   end
 end

@@ -51,9 +51,7 @@ module LeaseMachines
       ValueObject === value ? value.to_h : value # rubocop:disable Style/CaseEquality -- any object
     end
 
-    def dup
-      self
-    end
+    def dup = self
 
     def clone(freeze: nil)
       raise ArgumentError, "can't unfreeze #{self.class.name}" if freeze == false

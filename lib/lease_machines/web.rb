@@ -25,9 +25,7 @@ module LeaseMachines
       "referrer-policy" => "same-origin"
     }.freeze
 
-    def self.call(env)
-      (@default ||= new).call(env)
-    end
+    def self.call(env) = (@default ||= new).call(env)
 
     attr_reader :pages
 
@@ -45,13 +43,9 @@ module LeaseMachines
       freeze
     end
 
-    def store
-      @store || LeaseMachines.configuration.store
-    end
+    def store = @store || LeaseMachines.configuration.store
 
-    def read_only?
-      @read_only
-    end
+    def read_only? = @read_only
 
     def who(env)
       who = @who.call(env)

@@ -22,15 +22,11 @@ module LeaseMachines
         end
       end
 
-      def lease
-        @lease || LeaseMachines.current_lease
-      end
+      def lease = @lease || LeaseMachines.current_lease
 
       private
 
-      def lease_tags
-        { job: self.class.name.to_s, job_id: job_id.to_s }
-      end
+      def lease_tags = { job: self.class.name.to_s, job_id: job_id.to_s }
 
       def skip_enqueue?
         option = self.class.lease_machines_option

@@ -8,9 +8,7 @@ module LeaseMachines
     module Current
       KEY = :lease_machines_current_lease
 
-      def self.lease
-        Thread.current[KEY]
-      end
+      def self.lease = Thread.current[KEY]
 
       def self.with(held)
         previous = Thread.current[KEY]
@@ -22,7 +20,5 @@ module LeaseMachines
     end
   end
 
-  def self.current_lease
-    Jobs::Current.lease
-  end
+  def self.current_lease = Jobs::Current.lease
 end

@@ -36,9 +36,7 @@ module LeaseMachines
         Stores.resource_name(name, argument: "#{@owner} resource")
       end
 
-      def ttl
-        @ttl || LeaseMachines.configuration.default_ttl
-      end
+      def ttl = @ttl || LeaseMachines.configuration.default_ttl
 
       def store
         return LeaseMachines.configuration.store if @store.nil?

@@ -47,9 +47,7 @@ module LeaseMachines
 
       IDS = METRICS.to_h { |id, metric| [metric.name, id] }.freeze
 
-      def self.id(name)
-        IDS.fetch(name)
-      end
+      def self.id(name) = IDS.fetch(name)
     end
   end
 end

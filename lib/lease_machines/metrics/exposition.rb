@@ -49,13 +49,9 @@ module LeaseMachines
         value.to_s
       end
 
-      def escape_label(value)
-        value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
-      end
+      def escape_label(value) = value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
 
-      def escape_help(text)
-        text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
-      end
+      def escape_help(text) = text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
     end
   end
 end

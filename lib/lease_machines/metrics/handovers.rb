@@ -22,9 +22,7 @@ module LeaseMachines
         released_at && [at - released_at, 0.0].max
       end
 
-      def size
-        @released_at.size
-      end
+      def size = @released_at.size
     end
   end
 end

@@ -56,9 +56,7 @@ module LeaseMachines
         calls.acquire(reacquire: @reacquire.fetch(calls, false), waited: sent_at - @started)
       end
 
-      def jittered(pause)
-        (pause / 2.0) + (@random.rand * pause / 2.0)
-      end
+      def jittered(pause) = (pause / 2.0) + (@random.rand * pause / 2.0)
 
       def idle(seconds)
         Thread.handle_interrupt(Object => :immediate) do

@@ -23,25 +23,15 @@ module LeaseMachines
         compact if @heap.size > (2 * @due.size) + COMPACT_SLACK
       end
 
-      def delete(hold)
-        @due.delete(hold)
-      end
+      def delete(hold) = @due.delete(hold)
 
-      def include?(hold)
-        @due.key?(hold)
-      end
+      def include?(hold) = @due.key?(hold)
 
-      def empty?
-        @due.empty?
-      end
+      def empty? = @due.empty?
 
-      def size
-        @due.size
-      end
+      def size = @due.size
 
-      def entries
-        @heap.size
-      end
+      def entries = @heap.size
 
       def first
         until @heap.empty?

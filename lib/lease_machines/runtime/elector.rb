@@ -83,9 +83,7 @@ module LeaseMachines
 
     private
 
-    def running?
-      @mutex.synchronize { @running }
-    end
+    def running? = @mutex.synchronize { @running }
 
     def campaign
       random = Random.new
@@ -114,13 +112,9 @@ module LeaseMachines
       end
     end
 
-    def held_warn_margin
-      @timings.fetch(:warn_before)
-    end
+    def held_warn_margin = @timings.fetch(:warn_before)
 
-    def wake(_held)
-      @mutex.synchronize { @changed.broadcast }
-    end
+    def wake(_held) = @mutex.synchronize { @changed.broadcast }
 
     def pause(seconds)
       deadline = @clock.now + seconds

@@ -33,25 +33,15 @@ module LeaseMachines
         @thread = nil
       end
 
-      def slot
-        @calls.slot
-      end
+      def slot = @calls.slot
 
-      def tags
-        @calls.tags
-      end
+      def tags = @calls.tags
 
-      def subject
-        @calls.subject
-      end
+      def subject = @calls.subject
 
-      def token
-        @mutex.synchronize { @holder.token }
-      end
+      def token = @mutex.synchronize { @holder.token }
 
-      def lease
-        @mutex.synchronize { @lease }
-      end
+      def lease = @mutex.synchronize { @lease }
 
       def state
         return :expired if forked?
@@ -140,9 +130,7 @@ module LeaseMachines
 
       private
 
-      def forked?
-        Process.pid != @pid
-      end
+      def forked? = Process.pid != @pid
 
       def held_for(now)
         return NOT_TOLD unless Events.listened?
@@ -150,13 +138,9 @@ module LeaseMachines
         @mutex.synchronize { @reported ? NOT_TOLD : { held: now - @granted_at } }
       end
 
-      def done?
-        %i[expired fenced].include?(@holder.state)
-      end
+      def done? = %i[expired fenced].include?(@holder.state)
 
-      def expires_at
-        @holder.confirmed_at + @holder.cadence.ttl
-      end
+      def expires_at = @holder.confirmed_at + @holder.cadence.ttl
 
       def at_now
         now = @calls.clock.now

@@ -92,17 +92,11 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, _clock, **arguments)
-          public_send(operation, **arguments)
-        end
+        def hold_decide(operation, _clock, **arguments) = public_send(operation, **arguments)
 
-        def hold_resource
-          name
-        end
+        def hold_resource = name
 
-        def hold_slot(index, limit)
-          store.authority(Slots.slot_name(name, index, limit))
-        end
+        def hold_slot(index, limit) = store.authority(Slots.slot_name(name, index, limit))
       end
     end
   end

@@ -33,9 +33,7 @@ module LeaseMachines
         words
       end
 
-      def utf8(word)
-        word.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: REPLACEMENT).scrub(REPLACEMENT)
-      end
+      def utf8(word) = word.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: REPLACEMENT).scrub(REPLACEMENT)
     end
   end
 end

@@ -35,9 +35,7 @@ module LeaseMachines
         @authority.store if @authority.respond_to?(:store)
       end
 
-      def renewal(token)
-        { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
-      end
+      def renewal(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
 
       def renewed(held, result, started:, late:)
         return unless Events.listened?
@@ -58,9 +56,7 @@ module LeaseMachines
         Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) failed: #{e.class}: #{e.message}")
       end
 
-      def subject
-        Logging.subject(@resource, @tags)
-      end
+      def subject = Logging.subject(@resource, @tags)
 
       def emit(name, held, **fields)
         return unless Events.listened?

@@ -7,13 +7,9 @@ module LeaseMachines
     module MonotonicClock
       module_function
 
-      def now_ns
-        Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
-      end
+      def now_ns = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
 
-      def now
-        Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      end
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
       def sleep(seconds)
         Kernel.sleep(seconds) if seconds.positive?

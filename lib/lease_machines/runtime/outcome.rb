@@ -14,9 +14,7 @@ module LeaseMachines
         freeze
       end
 
-      def held?
-        @held
-      end
+      def held? = @held
 
       def inspect
         @held ? "#<#{self.class.name} held value=#{@value.inspect}>" : "#<#{self.class.name} not held #{@decision.inspect}>"

@@ -54,13 +54,9 @@ module LeaseMachines
         @renewing.unlock if @renewing.owned?
       end
 
-      def renewal_request(token)
-        @calls.renewal(token)
-      end
+      def renewal_request(token) = @calls.renewal(token)
 
-      def renewal_store
-        @calls.batch_store
-      end
+      def renewal_store = @calls.batch_store
 
       private
 
@@ -77,9 +73,7 @@ module LeaseMachines
         @holder.refresh(at)
       end
 
-      def planned_at
-        @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
-      end
+      def planned_at = @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
 
       def answer(result, sent_at)
         case result
@@ -97,9 +91,7 @@ module LeaseMachines
         end
       end
 
-      def retry_interval
-        (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
-      end
+      def retry_interval = (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
 
       def at_risk
         @calls.emit(:at_risk, self, status: :at_risk)

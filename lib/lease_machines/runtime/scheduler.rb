@@ -69,9 +69,7 @@ module LeaseMachines
         end
       end
 
-      def size
-        @mutex.synchronize { @due.size + @running.size }
-      end
+      def size = @mutex.synchronize { @due.size + @running.size }
 
       def thread
         @mutex.synchronize { @thread if @thread&.alive? }

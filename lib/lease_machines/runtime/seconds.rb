@@ -7,13 +7,9 @@ module LeaseMachines
     module Seconds
       module_function
 
-      def plain(value)
-        defined?(::ActiveSupport::Duration) && value.is_a?(::ActiveSupport::Duration) ? value.value : value
-      end
+      def plain(value) = defined?(::ActiveSupport::Duration) && value.is_a?(::ActiveSupport::Duration) ? value.value : value
 
-      def optional(name, value, positive:)
-        value.nil? ? nil : check(name, value, positive: positive)
-      end
+      def optional(name, value, positive:) = value.nil? ? nil : check(name, value, positive: positive)
 
       def check(name, value, positive:)
         unless value.is_a?(Integer) || value.is_a?(Float)

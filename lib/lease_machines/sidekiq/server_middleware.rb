@@ -8,9 +8,7 @@ module LeaseMachines
       include ::Sidekiq::ServerMiddleware if defined?(::Sidekiq::ServerMiddleware)
 
       FORGOTTEN_ON_RESCHEDULE = %w[enqueued_at error_message error_class failed_at retry_count].freeze
-      def logger
-        ::Sidekiq.logger
-      end
+      def logger = ::Sidekiq.logger
 
       def call(job, payload, _queue, &)
         option = Sidekiq.lease_option(job.class)

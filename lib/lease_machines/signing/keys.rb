@@ -6,9 +6,7 @@ module LeaseMachines
     # A frozen list of secret keys: the first signs, every one verifies. The
     # bytes live in native memory only, never shown.
     class Keys
-      def self.from(keys, name = "signing_keys")
-        nil.equal?(keys) ? nil : new(Native::ProofKeys.build(keys, name))
-      end
+      def self.from(keys, name = "signing_keys") = nil.equal?(keys) ? nil : new(Native::ProofKeys.build(keys, name))
 
       MIN_BYTES = 32
 
@@ -17,17 +15,11 @@ module LeaseMachines
         freeze
       end
 
-      def size
-        @native.size
-      end
+      def size = @native.size
 
-      def sign(resource, token, owner)
-        @native.sign(resource, token, owner)
-      end
+      def sign(resource, token, owner) = @native.sign(resource, token, owner)
 
-      def verify(resource, token, owner, proof)
-        @native.verify(resource, token, owner, proof)
-      end
+      def verify(resource, token, owner, proof) = @native.verify(resource, token, owner, proof)
 
       def signed(resource, decision)
         lease = decision.lease

@@ -19,9 +19,7 @@ module LeaseMachines
         value
       end
 
-      def assert_fenced(message = nil, &)
-        assert_raises(FencedError, *message, &)
-      end
+      def assert_fenced(message = nil, &) = assert_raises(FencedError, *message, &)
     end
   end
 end

@@ -20,13 +20,9 @@ module LeaseMachines
         @waiters = {}
       end
 
-      def now_ns
-        @mutex.synchronize { @now_ns }
-      end
+      def now_ns = @mutex.synchronize { @now_ns }
 
-      def now
-        now_ns / 1_000_000_000.0
-      end
+      def now = now_ns / 1_000_000_000.0
 
       def advance(seconds, settle: true)
         unless (seconds.is_a?(Integer) || (seconds.is_a?(Float) && seconds.finite?)) && !seconds.negative?

@@ -9,9 +9,7 @@ module LeaseMachines
       LOCK = Mutex.new
 
       class << self
-        def current
-          TestMode.current&.name
-        end
+        def current = TestMode.current&.name
 
         def switch(name)
           mode = name && MODES.fetch(name) { raise ArgumentError, "unknown test mode #{name.inspect}" }.call
@@ -56,9 +54,7 @@ module LeaseMachines
         nil
       end
 
-      def mode
-        Mode.current
-      end
+      def mode = Mode.current
 
       def bypass(&) = Mode.within(:bypass, &)
 

@@ -31,13 +31,9 @@ module LeaseMachines
         value if value&.match?(VALUE)
       end
 
-      def new_value
-        SecureRandom.urlsafe_base64(32)
-      end
+      def new_value = SecureRandom.urlsafe_base64(32)
 
-      def field_for(value)
-        OpenSSL::HMAC.hexdigest("SHA256", @secret, value)
-      end
+      def field_for(value) = OpenSSL::HMAC.hexdigest("SHA256", @secret, value)
 
       def valid?(request)
         value = cookie_value(request)

@@ -9,9 +9,7 @@ module LeaseMachines
     module HTML
       module_function
 
-      def h(value)
-        ERB::Util.html_escape(utf8(value.to_s))
-      end
+      def h(value) = ERB::Util.html_escape(utf8(value.to_s))
 
       def utf8(text)
         if text.encoding == Encoding::UTF_8 || text.encoding == Encoding::BINARY
@@ -58,9 +56,7 @@ module LeaseMachines
         "#{(seconds / 86_400).floor} d"
       end
 
-      def time(value)
-        value ? value.utc.strftime("%Y-%m-%d %H:%M:%S UTC") : "-"
-      end
+      def time(value) = value ? value.utc.strftime("%Y-%m-%d %H:%M:%S UTC") : "-"
 
       def expiry(status)
         lease = status.lease

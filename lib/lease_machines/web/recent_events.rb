@@ -11,9 +11,7 @@ module LeaseMachines
       SHARED_LOCK = Mutex.new
       private_constant :SHARED_LOCK
 
-      def self.shared
-        SHARED_LOCK.synchronize { @shared ||= new(CAPACITY).install }
-      end
+      def self.shared = SHARED_LOCK.synchronize { @shared ||= new(CAPACITY).install }
 
       attr_reader :since, :capacity
 

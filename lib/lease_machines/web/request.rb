@@ -20,22 +20,16 @@ module LeaseMachines
         @env = env
       end
 
-      def method
-        @env["REQUEST_METHOD"]
-      end
+      def method = @env["REQUEST_METHOD"]
 
       def path
         path = @env["PATH_INFO"].to_s
         path.empty? ? "/" : path
       end
 
-      def script_name
-        @env["SCRIPT_NAME"].to_s
-      end
+      def script_name = @env["SCRIPT_NAME"].to_s
 
-      def https?
-        @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
-      end
+      def https? = @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
 
       def params
         @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)

@@ -19,25 +19,15 @@ module LeaseMachines
       class_option :database, type: :string, aliases: "-d",
                               desc: "The store's engine: #{SQL_FOLDERS.keys.join(', ')} (default: the app's adapter)"
 
-      def self.exit_on_failure?
-        true
-      end
+      def self.exit_on_failure? = true
 
-      def self.next_migration_number(dirname)
-        ::ActiveRecord::Generators::Base.next_migration_number(dirname)
-      end
+      def self.next_migration_number(dirname) = ::ActiveRecord::Generators::Base.next_migration_number(dirname)
 
-      def check_database
-        sql_folder
-      end
+      def check_database = sql_folder
 
-      def create_migration_file
-        migration_template "migration.rb.tt", "db/migrate/create_lease_machines.rb"
-      end
+      def create_migration_file = migration_template "migration.rb.tt", "db/migrate/create_lease_machines.rb"
 
-      def create_initializer
-        template "initializer.rb.tt", "config/initializers/lease_machines.rb"
-      end
+      def create_initializer = template "initializer.rb.tt", "config/initializers/lease_machines.rb"
 
       private
 
@@ -64,13 +54,9 @@ module LeaseMachines
         folder
       end
 
-      def supported
-        SQL_FOLDERS.select { |_, folder| File.directory?(File.join(Stores::Schema::ROOT, "db", folder)) }.keys
-      end
+      def supported = SQL_FOLDERS.select { |_, folder| File.directory?(File.join(Stores::Schema::ROOT, "db", folder)) }.keys
 
-      def app_adapter
-        ::ActiveRecord::Base.configurations.configs_for(env_name: ::Rails.env).first&.adapter || "sqlite3"
-      end
+      def app_adapter = ::ActiveRecord::Base.configurations.configs_for(env_name: ::Rails.env).first&.adapter || "sqlite3"
     end
   end
 end
