@@ -3,9 +3,6 @@
 require "lease_machines"
 require_relative "testing/clock"
 require_relative "testing/mode"
-require_relative "testing/bypass"
-require_relative "testing/occupied"
-require_relative "testing/fenced"
 require_relative "testing/assertions"
 
 module LeaseMachines

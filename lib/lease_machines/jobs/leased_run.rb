@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+# A job run under its lease, and LeaseMachines.current_lease: that lease.
 module LeaseMachines
   module Jobs
     # Runs one job under the runtime's `hold`, its lease current to the job's fiber.
@@ -15,5 +16,23 @@ module LeaseMachines
         end
       end
     end
+
+    # The lease of the job running on this fiber (Thread#[]), restored when a
+    # job ends, so a job run inline from another gives the outer its lease back.
+    module Current
+      KEY = :lease_machines_current_lease
+
+      def self.lease = Thread.current[KEY]
+
+      def self.with(held)
+        previous = Thread.current[KEY]
+        Thread.current[KEY] = held
+        yield
+      ensure
+        Thread.current[KEY] = previous
+      end
+    end
   end
+
+  def self.current_lease = Jobs::Current.lease
 end

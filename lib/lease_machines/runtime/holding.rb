@@ -72,7 +72,7 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, clock, label: nil, **arguments) # rubocop:disable Lint/UnusedMethodArgument -- see above
+        def hold_decide(operation, clock, label: nil, **arguments) # rubocop:disable Lint/UnusedMethodArgument -- an in-memory Authority keeps no label
           public_send(operation, now: clock.now, **arguments)
         end
 

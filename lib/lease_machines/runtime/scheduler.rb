@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../fork_hook"
+
 module LeaseMachines
   module Runtime
     # The renewal thread: one per process and clock, renewing every lease held by `hold`.
@@ -8,30 +10,25 @@ module LeaseMachines
       LINGER = 1.0
       TICK = 0.005
 
-      class << self
-        attr_accessor :batching
-      end
-      self.batching = true
-
       # Weak: a test's clock and its idle scheduler go away with the test.
       @schedulers = ObjectSpace::WeakMap.new
       @mutex = Mutex.new
 
       class << self
-        def for(clock)
-          @mutex.synchronize { @schedulers[clock] ||= new(clock) }
-        end
+        attr_accessor :batching
 
-        def settle(clock)
-          scheduler = @mutex.synchronize { @schedulers[clock] }
-          scheduler&.settle
-        end
+        def for(clock) = @mutex.synchronize { @schedulers[clock] ||= new(clock) }
+
+        def settle(clock) = @mutex.synchronize { @schedulers[clock] }&.settle
 
         def forget_all
           @mutex = Mutex.new
           @schedulers = ObjectSpace::WeakMap.new
         end
       end
+      self.batching = true
+      # In a forked child the parent's schedulers are forgotten: no renewal thread there for the parent's leases.
+      ForkHook.in_child { forget_all }
 
       attr_reader :clock
 
@@ -71,9 +68,7 @@ module LeaseMachines
 
       def size = @mutex.synchronize { @due.size + @running.size }
 
-      def thread
-        @mutex.synchronize { @thread if @thread&.alive? }
-      end
+      def thread = @mutex.synchronize { @thread if @thread&.alive? }
 
       def settle
         return if Thread.current.equal?(@thread)
@@ -85,9 +80,7 @@ module LeaseMachines
         end
       end
 
-      def inspect
-        "#<#{self.class.name} holds=#{size} clock=#{@clock.inspect}>"
-      end
+      def inspect = "#<#{self.class.name} holds=#{size} clock=#{@clock.inspect}>"
       alias to_s inspect
 
       private

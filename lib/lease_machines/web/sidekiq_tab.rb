@@ -77,10 +77,31 @@ module LeaseMachines
           end
         end
       end
+
+      # Sidekiq 6 (and 7.0 to 7.2): `Sidekiq::Web.register(extension)` calls `extension.registered(app)`; the tab is
+      # an entry of `Sidekiq::Web.tabs`.
+      module Sidekiq6
+        def self.register(extension, tab:, index:)
+          ::Sidekiq::Web.register(extension)
+          ::Sidekiq::Web.tabs[tab] = index
+        end
+      end
+
+      # Sidekiq 7.3: `Sidekiq::Web.register(extension, name:, tab:, index:)` adds the tab and calls `registered`.
+      module Sidekiq7
+        def self.register(extension, tab:, index:)
+          ::Sidekiq::Web.register(extension, name: "lease_machines", tab: tab, index: index)
+        end
+      end
+
+      # Sidekiq 8: `Sidekiq::Web.configure`, before the first request (Sidekiq freezes its configuration then).
+      module Sidekiq8
+        def self.register(extension, tab:, index:)
+          ::Sidekiq::Web.configure do |config|
+            config.register_extension(extension, name: "lease_machines", tab: tab, index: index)
+          end
+        end
+      end
     end
   end
 end
-
-require_relative "sidekiq_tab/sidekiq6"
-require_relative "sidekiq_tab/sidekiq7"
-require_relative "sidekiq_tab/sidekiq8"
