@@ -37,9 +37,7 @@ module LeaseMachines
     def store? = @lock.synchronize { !(@store || @store_builder).nil? }
 
     def store
-      @lock.synchronize do
-        @store ||= built_store
-      end
+      @lock.synchronize { @store ||= built_store }
     end
 
     def owner=(value)
@@ -75,9 +73,7 @@ module LeaseMachines
       @logger || framework_logger || @lock.synchronize { @stderr_logger ||= Logger.new(Logging::StderrDevice) }
     end
 
-    def inspect
-      "#<#{self.class.name} store=#{store_shown} owner=#{@owner.inspect} default_ttl=#{@default_ttl.inspect}>"
-    end
+    def inspect = "#<#{self.class.name} store=#{store_shown} owner=#{@owner.inspect} default_ttl=#{@default_ttl.inspect}>"
 
     private
 

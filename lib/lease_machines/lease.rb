@@ -16,9 +16,7 @@ module LeaseMachines
 
     def deconstruct_keys(keys) = shown_keys(keys).merge(proof: proof)
 
-    def inspect
-      proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
-    end
+    def inspect = proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
     alias to_s inspect
 
     def self.new(owner:, token:, expires_at:, proof: nil) = proven(_new(owner, token, expires_at), proof)

@@ -19,8 +19,6 @@ module LeaseMachines
       Kernel.warn("#{message} (the configured logger raised #{e.class}: #{e.message})")
     end
 
-    def subject(resource, tags)
-      [resource.inspect, *tags&.map { |key, value| "#{key}=#{value}" }].join(" ")
-    end
+    def subject(resource, tags) = [resource.inspect, *tags&.map { |key, value| "#{key}=#{value}" }].join(" ")
   end
 end

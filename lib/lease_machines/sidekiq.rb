@@ -41,6 +41,4 @@ Sidekiq.configure_server do |config|
   config.server_middleware { |chain| chain.add LeaseMachines::Sidekiq::ServerMiddleware }
   config.client_middleware { |chain| chain.add LeaseMachines::Sidekiq::ClientMiddleware }
 end
-Sidekiq.configure_client do |config|
-  config.client_middleware { |chain| chain.add LeaseMachines::Sidekiq::ClientMiddleware }
-end
+Sidekiq.configure_client { |config| config.client_middleware { |chain| chain.add LeaseMachines::Sidekiq::ClientMiddleware } }

@@ -28,9 +28,7 @@ module LeaseMachines
       end
 
       def histogram(out, name, labels, histogram)
-        histogram.cumulative.each do |bound, count|
-          sample(out, "#{name}_bucket", labels + [["le", number(bound)]], count)
-        end
+        histogram.cumulative.each { |bound, count| sample(out, "#{name}_bucket", labels + [["le", number(bound)]], count) }
         sample(out, "#{name}_sum", labels, histogram.sum)
         sample(out, "#{name}_count", labels, histogram.count)
       end

@@ -76,9 +76,7 @@ module LeaseMachines
       held&.token
     end
 
-    def inspect
-      "#<#{self.class.name} owner=#{@owner} leader=#{leader?}>"
-    end
+    def inspect = "#<#{self.class.name} owner=#{@owner} leader=#{leader?}>"
     alias to_s inspect
 
     private

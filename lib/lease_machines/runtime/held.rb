@@ -96,9 +96,7 @@ module LeaseMachines
         true
       end
 
-      def inspect
-        "#<#{self.class.name} resource=#{@resource.inspect} owner=#{@owner} token=#{token} state=#{state.inspect}>"
-      end
+      def inspect = "#<#{self.class.name} resource=#{@resource.inspect} owner=#{@owner} token=#{token} state=#{state.inspect}>"
       alias to_s inspect
 
       # Released unless it ran out: a fenced lease may still be held, and releasing it lets the next holder in.

@@ -76,9 +76,7 @@ module LeaseMachines
           public_send(operation, now: clock.now, **arguments)
         end
 
-        def hold_resource
-          "authority 0x#{object_id.to_s(16)}"
-        end
+        def hold_resource = "authority 0x#{object_id.to_s(16)}"
 
         def hold_slot(_index, limit)
           raise ArgumentError, "limit: #{limit} (above 1) needs a store's authority (store.authority(name)), " \

@@ -14,9 +14,7 @@ module LeaseMachines
         due = @helds.zip(sent).select { |_, renewal| renewal }
         started = MonotonicClock.now
         results = decide(due)
-        @helds.each_with_index do |held, index|
-          held.conclude_renewal(sent[index], results[held], started: started)
-        end
+        @helds.each_with_index { |held, index| held.conclude_renewal(sent[index], results[held], started: started) }
       ensure
         @helds.each(&:abandon_renewal)
       end

@@ -7,13 +7,9 @@ module LeaseMachines
       SEPARATOR = "#slot-"
       MAX = 256
 
-      def self.slot_name(resource, index, limit)
-        limit == 1 ? resource : "#{resource}#{SEPARATOR}#{index}"
-      end
+      def self.slot_name(resource, index, limit) = limit == 1 ? resource : "#{resource}#{SEPARATOR}#{index}"
 
-      def self.limited(name)
-        name.sub(/#{Regexp.escape(SEPARATOR)}\d+\z/o, "")
-      end
+      def self.limited(name) = name.sub(/#{Regexp.escape(SEPARATOR)}\d+\z/o, "")
 
       def self.of?(name, resource)
         name == resource || (name.start_with?("#{resource}#{SEPARATOR}") &&

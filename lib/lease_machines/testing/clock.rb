@@ -54,9 +54,7 @@ module LeaseMachines
         @mutex.synchronize { @waiters.delete(key) }
       end
 
-      def inspect
-        "#<#{self.class.name} now=#{now}>"
-      end
+      def inspect = "#<#{self.class.name} now=#{now}>"
       alias to_s inspect
     end
   end

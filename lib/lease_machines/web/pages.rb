@@ -114,9 +114,7 @@ module LeaseMachines
         Mark.new(nil, e.message)
       end
 
-      def back(frame, name)
-        ["Back to #{name}", frame.path("resource", "name" => name)]
-      end
+      def back(frame, name) = ["Back to #{name}", frame.path("resource", "name" => name)]
     end
   end
 end

@@ -72,9 +72,7 @@ module LeaseMachines
       # What Sidekiq Web calls with its application class: the tab's routes.
       module Extension
         def self.registered(app)
-          ROUTES.each do |method, path, page|
-            app.public_send(method, "/#{INDEX}#{path}") { SidekiqTab.serve(self, page) }
-          end
+          ROUTES.each { |method, path, page| app.public_send(method, "/#{INDEX}#{path}") { SidekiqTab.serve(self, page) } }
         end
       end
 

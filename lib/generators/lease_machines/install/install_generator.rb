@@ -31,9 +31,7 @@ module LeaseMachines
 
       private
 
-      def migration_version
-        "[#{::ActiveRecord::Migration.current_version}]"
-      end
+      def migration_version = "[#{::ActiveRecord::Migration.current_version}]"
 
       def statements
         folder = File.join(Stores::Schema::ROOT, "db", sql_folder)
