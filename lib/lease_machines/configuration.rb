@@ -4,8 +4,7 @@ require "logger"
 
 # LeaseMachines.configure: the settings the integrations share.
 module LeaseMachines
-  # The app-wide defaults the job integrations and the Railtie read. Every
-  # setter checks its value at once, by the rule the leases apply.
+  # The app-wide defaults the integrations read; every setter checks its value by the rule the leases apply.
   class Configuration
     DEFAULT_TTL = 30
     LOGGER_CALLS = %i[debug info warn error].freeze

@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # The gem's one hook on `Process._fork` (every way of forking goes through
-  # it): in the child it runs what was registered with {.in_child}, in order.
+  # The gem's one hook on `Process._fork` (every fork goes through it): the child runs what {.in_child} registered.
   module ForkHook
     @in_child = []
 

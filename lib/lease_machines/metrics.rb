@@ -3,8 +3,7 @@
 require "lease_machines"
 
 module LeaseMachines
-  # Counters and histograms of the lease events (docs/RUNTIME.md#metrics), kept in this process and shown in the
-  # Prometheus text format.
+  # Counters and histograms of the lease events (docs/RUNTIME.md#metrics), in the Prometheus text format.
   class Metrics
     HANDLERS = { acquire: :acquired, renew: :renewed, release: :released, at_risk: :at_risk, lost: :lost,
                  fenced: :fenced, fence_refused: :fence_refused, elected: :elected, deposed: :deposed }.freeze

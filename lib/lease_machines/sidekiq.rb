@@ -9,8 +9,7 @@ require_relative "sidekiq/job_lease"
 require_relative "sidekiq/lease_declaration"
 
 module LeaseMachines
-  # Sidekiq jobs that hold a lease while they run (docs/JOBS.md). Only
-  # Sidekiq's public API is used: 6.4 (Sidekiq::Worker), 7 and 8.
+  # Sidekiq jobs that hold a lease while they run (docs/JOBS.md), through Sidekiq's public API (6.4, 7, 8).
   module Sidekiq
     LATE = :@lease_machines_late_option
     ALIASES = { skip: :discard }.freeze

@@ -2,8 +2,7 @@
 
 module LeaseMachines
   module ActiveJob
-    # The module a job includes (see LeaseMachines::ActiveJob): `leased` on the
-    # class, `lease` in the job, and the around_perform that holds it.
+    # What a job includes: `leased` on the class, `lease` in the job, and the around_perform that holds it.
     module LeasedJob
       ALIASES = { retry: :reschedule }.freeze
 

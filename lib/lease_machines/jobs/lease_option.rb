@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # What the job integrations share: a job's lease declaration, the lease
-  # current to the running job, and running a job under its lease.
+  # What the job integrations share: a job's lease declaration, and running a job under its lease.
   module Jobs
     # A job's lease declaration (docs/JOBS.md), checked once when the job class declares it.
     class LeaseOption
@@ -108,8 +107,7 @@ module LeaseMachines
       end
     end
 
-    # Where a job class keeps its lease declaration (`@lease_machines_option`, set by ActiveJob's `leased` or
-    # Sidekiq's `sidekiq_options lease:`), and how a subclass inherits it.
+    # Where a job class keeps its lease declaration (ActiveJob's `leased`, Sidekiq's `sidekiq_options lease:`).
     module Declaration
       def lease_machines_option
         return @lease_machines_option if instance_variable_defined?(:@lease_machines_option)

@@ -17,8 +17,7 @@ module LeaseMachines
       end
     end
 
-    # The lease of the job running on this fiber (Thread#[]), restored when a
-    # job ends, so a job run inline from another gives the outer its lease back.
+    # The lease of the job running on this fiber, restored when a job ends (an inline job gives the outer's back).
     module Current
       KEY = :lease_machines_current_lease
 

@@ -2,8 +2,7 @@
 
 module LeaseMachines
   class Metrics
-    # One histogram series: a count per fixed bucket, the sum and the count.
-    # Not synchronized: the registry's Mutex guards it.
+    # One histogram series: a count per fixed bucket, the sum and the count; the registry's Mutex guards it.
     class Histogram
       attr_reader :bounds, :sum, :count
 

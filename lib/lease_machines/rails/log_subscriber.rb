@@ -4,8 +4,7 @@ require "active_support/log_subscriber"
 
 module LeaseMachines
   module Rails
-    # Writes the lease events to the Rails logger: routine at debug, trouble
-    # at warn, leadership at info.
+    # The lease events in the Rails log: routine at debug, trouble at warn, leadership at info.
     class LogSubscriber < ActiveSupport::LogSubscriber
       DEBUG_EVENTS = %i[acquire renew release].freeze
       WARN_EVENTS = %i[at_risk lost fenced fence_refused].freeze

@@ -3,8 +3,7 @@
 require_relative "../errors"
 
 module LeaseMachines
-  # A held lease can no longer be relied upon ({Runtime::Held#check!},
-  # `hold(interrupt: true)`).
+  # A held lease can no longer be relied upon ({Runtime::Held#check!}, `hold(interrupt: true)`).
   class LeaseLost
     attr_reader :resource, :token, :state, :reason
 

@@ -2,8 +2,7 @@
 
 module LeaseMachines
   module Runtime
-    # `hold` and `hold!`: run a block under a lease (docs/RUNTIME.md).
-    # Included by every authority through {OnCallerClock} or {OnStoreClock}.
+    # `hold` and `hold!` (docs/RUNTIME.md), included by every authority through {OnCallerClock} or {OnStoreClock}.
     module Holding
       def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
                on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, label: nil, limit: 1,
@@ -65,8 +64,7 @@ module LeaseMachines
         end
       end
 
-      # For an in-memory {Authority}: every call is told `now:` on the
-      # hold's clock.
+      # For an in-memory {Authority}: every call is told `now:` on the hold's clock.
       module OnCallerClock
         include Holding
 

@@ -2,8 +2,7 @@
 
 module LeaseMachines
   module Runtime
-    # The runtime's default clock: CLOCK_MONOTONIC, which no NTP step, no
-    # `travel_to` and no Timecop moves.
+    # The runtime's default clock: CLOCK_MONOTONIC, which no NTP step, no `travel_to` and no Timecop moves.
     module MonotonicClock
       module_function
 

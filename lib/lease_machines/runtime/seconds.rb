@@ -2,8 +2,7 @@
 
 module LeaseMachines
   module Runtime
-    # A span of seconds given to `hold`, checked by docs/API.md's rules for
-    # inputs before anything is derived from it. @api private
+    # A span of seconds given to `hold`, checked by docs/API.md's rules before anything is derived from it.
     module Seconds
       module_function
 

@@ -2,8 +2,7 @@
 
 module LeaseMachines
   module Sidekiq
-    # `lease` inside a Sidekiq job: the running job's {Runtime::Held}, set
-    # by the server middleware (nil for a job that declares none).
+    # `lease` inside a Sidekiq job: its {Runtime::Held}, set by the server middleware (nil when it declares none).
     module JobLease
       attr_writer :lease
 

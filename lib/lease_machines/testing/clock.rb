@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # Helpers for the users' own test suites. Loaded by
-  # `require "lease_machines/testing"`.
+  # Helpers for the users' own test suites (`require "lease_machines/testing"`).
   module Testing
     # A manual clock for tests (Timecop and `travel_to` do not move `Process.clock_gettime`). Thread-safe.
     class Clock

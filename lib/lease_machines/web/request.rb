@@ -10,8 +10,7 @@ module LeaseMachines
       FORM = "application/x-www-form-urlencoded"
       private_constant :MAX_BODY, :FORM
 
-      # A request this app cannot read (a bad %-escape, a body too large):
-      # answered 400 with the message.
+      # A request this app cannot read (a bad %-escape, a body too large): answered 400 with the message.
       class BadRequest < Error; end
 
       attr_reader :env
