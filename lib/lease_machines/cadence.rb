@@ -1,12 +1,7 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # How a {Holder} paces itself: the TTL it asks for, how long after a
-  # confirmation it renews, and how long before expiry it starts to worry.
-  # Valid when `ttl > 0`, `renew_after > 0`, `warn_before < ttl` and
-  # `renew_after <= ttl - warn_before`; otherwise ArgumentError. `max_hold`
-  # (nil: none) ends the renewals that long after the grant; at least `ttl`.
-  # Frozen.
+  # How a {Holder} paces itself: the TTL, when to renew, when to worry, when renewals end (`max_hold`).
   class Cadence
     include ValueObject
 

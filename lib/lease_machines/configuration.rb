@@ -4,11 +4,9 @@ require "logger"
 
 # LeaseMachines.configure: the settings the integrations share.
 module LeaseMachines
-  # The app-wide defaults the job integrations and the Railtie read. Every
-  # setter checks its value at once, by the rule the leases apply.
+  # The app-wide defaults the integrations read; every setter checks its value by the rule the leases apply.
   class Configuration
     DEFAULT_TTL = 30
-    # What a logger must answer (a Logger, ActiveSupport's, Sidekiq's).
     LOGGER_CALLS = %i[debug info warn error].freeze
 
     attr_reader :default_ttl
@@ -23,7 +21,6 @@ module LeaseMachines
       @stderr_logger = nil
     end
 
-    # @param value [#authority, #call, nil] a store, or a callable returning one
     def store=(value)
       if value.nil? || value.respond_to?(:authority)
         assign_store(value, nil)
@@ -36,28 +33,17 @@ module LeaseMachines
       end
     end
 
-    # @return [Boolean] whether a store (or a builder of one) was given
-    def store?
-      @lock.synchronize { !(@store || @store_builder).nil? }
-    end
+    def store? = @lock.synchronize { !(@store || @store_builder).nil? }
 
-    # @return [#authority] the store; built on first use when a callable was given
-    # @raise [NotConfiguredError] when none was given
     def store
-      @lock.synchronize do
-        @store ||= built_store
-      end
+      @lock.synchronize { @store ||= built_store }
     end
 
-    # @param value [Integer, nil] an owner id in 0..2**64-1; nil restores the default
     def owner=(value)
-      # The owner check of acquire(owner:), whose message names `owner`.
       Native::Request.acquire(value, nil, 1) unless value.nil?
       @owner = value
     end
 
-    # @return [Integer] the configured owner, else LeaseMachines.owner_id (this
-    #   host, process and thread) when the runtime provides it
     def owner
       return @owner unless @owner.nil?
       return LeaseMachines.owner_id if LeaseMachines.respond_to?(:owner_id)
@@ -65,7 +51,6 @@ module LeaseMachines
       raise NotConfiguredError, "no owner configured: set LeaseMachines.configure { |c| c.owner = <Integer> }"
     end
 
-    # @param value [Integer, Float, ActiveSupport::Duration] seconds, as a lease's ttl
     def default_ttl=(value)
       value = Runtime::Seconds.plain(value)
       Cadence.new(ttl: value, renew_after: value, warn_before: 0)
@@ -74,7 +59,6 @@ module LeaseMachines
       raise e.class, "default_ttl must be a lease ttl (seconds, > 0), got #{Stores.described(value)}: #{e.message}"
     end
 
-    # @param value [Logger, nil] where the gem's own lines go; nil restores the default
     def logger=(value)
       unless value.nil? || LOGGER_CALLS.all? { |call| value.respond_to?(call) }
         raise TypeError, "logger must respond to #{LOGGER_CALLS.map { |call| "##{call}" }.join(', ')} (a Logger), " \
@@ -84,15 +68,11 @@ module LeaseMachines
       @logger = value
     end
 
-    # @return [Logger] the configured logger, else Rails.logger (when Rails
-    #   has one), else Sidekiq.logger (when Sidekiq is loaded), else a Logger to $stderr
     def logger
       @logger || framework_logger || @lock.synchronize { @stderr_logger ||= Logger.new(Logging::StderrDevice) }
     end
 
-    def inspect
-      "#<#{self.class.name} store=#{store_shown} owner=#{@owner.inspect} default_ttl=#{@default_ttl.inspect}>"
-    end
+    def inspect = "#<#{self.class.name} store=#{store_shown} owner=#{@owner.inspect} default_ttl=#{@default_ttl.inspect}>"
 
     private
 
@@ -135,22 +115,14 @@ module LeaseMachines
   end
 
   class << self
-    # @yieldparam config [Configuration]
-    # @return [Configuration]
     def configure
       yield configuration
       configuration
     end
 
-    # @return [Configuration] the process's one configuration
-    def configuration
-      CONFIGURATION_LOCK.synchronize { @configuration ||= Configuration.new }
-    end
+    def configuration = CONFIGURATION_LOCK.synchronize { @configuration ||= Configuration.new }
 
-    # Forgets every setting (tests; an app reconfiguring after fork).
-    def reset_configuration!
-      CONFIGURATION_LOCK.synchronize { @configuration = Configuration.new }
-    end
+    def reset_configuration! = CONFIGURATION_LOCK.synchronize { @configuration = Configuration.new }
   end
 
   CONFIGURATION_LOCK = Mutex.new

@@ -1,14 +1,9 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # What the authority answered: a frozen value with a {Lease} (granted,
-  # renewed) or a reason (rejected). Releases and rejections are shared
-  # instances made by the extension, so answering them allocates nothing.
+  # What the authority answered: a frozen value with a {Lease} or a reason.
   class Decision
     include ValueObject
-
-    # STATUSES and REASONS (in the order of the core's `Rejection::ALL`) are
-    # frozen Arrays of Symbols defined by the extension, from the core's lists.
 
     value_fields identity: %i[status lease reason]
 
@@ -22,10 +17,7 @@ module LeaseMachines
     end
     private_class_method :_new
 
-    # Marshal: status, reason and the lease's exact fields as text.
-    def _dump(_level)
-      [status, reason || "-", lease ? lease._dump(0) : "- - -"].join(" ")
-    end
+    def _dump(_level) = [status, reason || "-", lease ? lease._dump(0) : "- - -"].join(" ")
 
     def self._load(text)
       status, reason, *fields = text.split(" ", 5)
@@ -35,7 +27,6 @@ module LeaseMachines
       status == :rejected ? rejected(reason) : new(status: status, lease: lease, reason: reason)
     end
 
-    # Not the generated one: the status bare, the lease and reason only when present.
     def inspect
       detail = lease ? " lease=#{LeaseMachines.show(lease)}" : ""
       detail += " reason=#{LeaseMachines.show(reason)}" if reason
@@ -68,7 +59,6 @@ module LeaseMachines
 
     private_class_method :check_shape, :check_reason
 
-    # The shared frozen decision for a rejection reason.
     def self.rejected(reason)
       check_reason(reason)
       REJECTIONS.fetch(REASONS.index(reason))

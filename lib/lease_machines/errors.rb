@@ -1,8 +1,6 @@
 # frozen_string_literal: true
 
-# Every error the gem raises, declared here once (before the extension, which
-# resolves StoreError). Mistakes in arguments raise TypeError, RangeError or
-# ArgumentError, as for any Ruby method.
+# Every error the gem raises, declared here once (before the extension, which resolves StoreError).
 module LeaseMachines
   # The base of every error below: `rescue LeaseMachines::Error` catches them all.
   class Error < StandardError; end
@@ -44,7 +42,4 @@ module LeaseMachines
   # A job that declares a lease asked for it while running outside the code
   # that holds it (a Sidekiq job's `perform` called directly).
   class NotLeasedError < Error; end
-
-  # Stores::UnreadableStatusesError (stores/status.rb) is declared there:
-  # declaring Stores here would define it before its autoload.
 end

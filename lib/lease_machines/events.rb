@@ -2,9 +2,7 @@
 
 # LeaseMachines.subscribe and the runtime's events.
 module LeaseMachines
-  # What the runtime tells the application (docs/RUNTIME.md): to
-  # {LeaseMachines.subscribe}, and ActiveSupport::Notifications when the
-  # application has loaded it (never required here).
+  # What the runtime tells the application (docs/RUNTIME.md).
   module Events
     NAMES = %i[acquire renew release at_risk lost fenced fence_refused elected deposed enqueue_skipped
                force_released].freeze
@@ -12,13 +10,11 @@ module LeaseMachines
     @mutex = Mutex.new
 
     class << self
-      # @api private
       def subscribe(callable)
         @mutex.synchronize { @subscribers = (@subscribers + [callable]).freeze }
         callable
       end
 
-      # @api private
       def unsubscribe(callable)
         @mutex.synchronize do
           found = @subscribers.include?(callable)
@@ -27,15 +23,8 @@ module LeaseMachines
         end
       end
 
-      # @return [Boolean] whether anything listens (a subscriber, or
-      # ActiveSupport::Notifications): when not, no payload is built
-      def listened?
-        !@subscribers.empty? || !active_support.nil?
-      end
+      def listened? = !@subscribers.empty? || !active_support.nil?
 
-      # Tells every subscriber. A subscriber that raises is reported with a
-      # warning and never reaches the runtime's caller.
-      # @api private
       def emit(name, payload)
         subscribers = @subscribers
         notifications = active_support
@@ -60,8 +49,6 @@ module LeaseMachines
     end
   end
 
-  # Calls `block` (or `callable`) with `(name, payload)` for every runtime
-  # event (see {Events}). @return the subscriber, for {.unsubscribe}
   def self.subscribe(callable = nil, &block)
     subscriber = callable || block
     raise ArgumentError, "subscribe needs a block or a callable" if subscriber.nil?
@@ -70,8 +57,5 @@ module LeaseMachines
     Events.subscribe(subscriber)
   end
 
-  # @return [Boolean] whether the subscriber was subscribed
-  def self.unsubscribe(subscriber)
-    Events.unsubscribe(subscriber)
-  end
+  def self.unsubscribe(subscriber) = Events.unsubscribe(subscriber)
 end

@@ -1,20 +1,13 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # The gem's one hook on `Process._fork` (every way of forking goes through
-  # it): in the child it runs what was registered with {.in_child}, in order.
+  # The gem's one hook on `Process._fork` (every fork goes through it): the child runs what {.in_child} registered.
   module ForkHook
     @in_child = []
 
-    # @yield in every forked child, before it runs anything else of the caller
-    def self.in_child(&block)
-      @in_child << block
-    end
+    def self.in_child(&block) = @in_child << block
 
-    # @api private
-    def self.run_in_child
-      @in_child.each(&:call)
-    end
+    def self.run_in_child = @in_child.each(&:call)
 
     # Prepended to Process's singleton class.
     module Fork

@@ -1,13 +1,8 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # The worker's side of one lease, on the worker's own clock: when to renew,
-  # when to be nervous, when to stop. States: `:confirmed`, `:unconfirmed`,
-  # `:at_risk`, `:expired`, `:fenced` (terminal).
-  #
-  # `dup`/`clone` copy the state; `freeze` makes every transition raise FrozenError.
+  # The worker's side of one lease, on the worker's own clock.
   class Holder
-    # @return [Cadence]
     attr_reader :cadence
 
     def initialize(token:, at:, cadence:)
@@ -15,16 +10,9 @@ module LeaseMachines
       @cadence = cadence
     end
 
-    # The authority confirmed `token` at `at` (pass the instant the renewal was
-    # sent). An older token is a stale reply: ignored, false.
-    def confirm(token:, at:)
-      _confirm(token, at)
-    end
+    def confirm(token:, at:) = _confirm(token, at)
 
-    # A new grant: only a strictly newer token recovers the holder.
-    def reacquire(token:, at:)
-      _reacquire(token, at)
-    end
+    def reacquire(token:, at:) = _reacquire(token, at)
 
     def inspect
       "#<#{self.class.name} state=#{state.inspect} token=#{token} confirmed_at=#{confirmed_at} " \

@@ -2,7 +2,5 @@
 
 require "lease_machines"
 require_relative "jobs/lease_option"
-require_relative "jobs/declaration"
-require_relative "jobs/current"
 require_relative "jobs/leased_run"
 require_relative "jobs/enqueue_check"

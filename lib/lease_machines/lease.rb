@@ -1,54 +1,32 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # A grant: who holds the resource, under which fencing token, until when
-  # (exact in `expires_at_ns`), and with `signing_keys:` the token's proof.
-  # A frozen value object made by the extension.
+  # A grant: who holds the resource, under which fencing token, until when; a frozen value made by the extension.
   class Lease
     include ValueObject
 
     value_fields identity: %i[owner token expires_at_ns proof], shown: %i[owner token expires_at]
 
-    # The proof, only when there is one. (Plain methods, not a prepended
-    # module: RBS's runtime checker hooks these.)
     alias shown_fields to_h
     alias shown_keys deconstruct_keys
     alias shown_text inspect
     private :shown_fields, :shown_keys, :shown_text
 
-    def to_h
-      proof ? shown_fields.merge(proof: proof) : shown_fields
-    end
+    def to_h = proof ? shown_fields.merge(proof: proof) : shown_fields
 
-    def deconstruct_keys(keys)
-      shown_keys(keys).merge(proof: proof)
-    end
+    def deconstruct_keys(keys) = shown_keys(keys).merge(proof: proof)
 
-    def inspect
-      proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
-    end
+    def inspect = proof ? "#{shown_text.delete_suffix('>')} proof=#{proof.inspect}>" : shown_text
     alias to_s inspect
 
-    # @param expires_at [Integer, Float] seconds (a Float rounds to the nearest nanosecond)
-    # @param proof [String, nil] the token's proof, 64 lowercase hex digits
-    #   (an HMAC-SHA256; ArgumentError otherwise), or nil for none
-    def self.new(owner:, token:, expires_at:, proof: nil)
-      proven(_new(owner, token, expires_at), proof)
-    end
+    def self.new(owner:, token:, expires_at:, proof: nil) = proven(_new(owner, token, expires_at), proof)
 
-    # A lease from exact nanoseconds, as a store keeps them.
-    def self.exact(owner:, token:, expires_at_ns:, proof: nil)
-      proven(_exact(owner, token, expires_at_ns), proof)
-    end
+    def self.exact(owner:, token:, expires_at_ns:, proof: nil) = proven(_exact(owner, token, expires_at_ns), proof)
 
-    def self.proven(lease, proof)
-      nil.equal?(proof) ? lease : lease.__send__(:_signed, proof)
-    end
+    def self.proven(lease, proof) = nil.equal?(proof) ? lease : lease.__send__(:_signed, proof)
 
     private_class_method :_new, :_exact, :proven
 
-    # Marshal: the exact fields as decimal text, and the proof when there is
-    # one, rebuilt (and checked) by {exact}.
     def _dump(_level)
       text = "#{owner} #{token} #{expires_at_ns}"
       proof ? "#{text} #{proof}" : text

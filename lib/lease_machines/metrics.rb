@@ -3,41 +3,22 @@
 require "lease_machines"
 
 module LeaseMachines
-  # Counters and histograms of the lease events (docs/RUNTIME.md#metrics),
-  # kept in this process and shown in the Prometheus text format:
-  #
-  #   metrics = LeaseMachines::Metrics.new.install
-  #   metrics.to_prometheus # => "# HELP lease_machines_grants_total ..."
-  #
-  # It is an ordinary subscriber ({LeaseMachines.subscribe}): until one is
-  # installed, the runtime builds no payload for it. Thread-safe (one Mutex
-  # per registry) and bounded: series are labelled by metric, status, reason
-  # and resource *family* ({Families}), never by the full resource name, and
-  # the handover memory is capped ({Handovers}).
+  # Counters and histograms of the lease events (docs/RUNTIME.md#metrics), in the Prometheus text format.
   class Metrics
-    # The method each event goes to.
     HANDLERS = { acquire: :acquired, renew: :renewed, release: :released, at_risk: :at_risk, lost: :lost,
                  fenced: :fenced, fence_refused: :fence_refused, elected: :elected, deposed: :deposed }.freeze
-    # The events whose `duration:` is a store call's.
     STORE_CALLS = { acquire: :acquire, renew: :renew, release: :release }.freeze
 
-    # @param family [#call, false] resource name -> its `family` label
-    #   ({Families::DEFAULT}: the name up to its first "/", ":" or space);
-    #   false: no family label at all
-    # @param max_families [Integer] distinct families kept; more are "other"
-    # @param clock [#now] seconds, for handovers (monotonic by default)
     def initialize(family: Families::DEFAULT, max_families: 50, clock: Runtime::MonotonicClock)
       raise TypeError, "clock must respond to #now, got #{clock.inspect}" unless clock.respond_to?(:now)
 
       @families = family == false ? nil : Families.new(family, max_families)
       @clock = clock
       @handovers = Handovers.new
-      # { metric id => { [family, label values...] => Integer or Histogram } }
       @series = Catalog::METRICS.transform_values { {} }
       @mutex = Mutex.new
     end
 
-    # Subscribes this registry to the lease events. @return [self]
     def install
       @mutex.synchronize do
         LeaseMachines.subscribe(self) unless @installed
@@ -46,7 +27,6 @@ module LeaseMachines
       self
     end
 
-    # @return [Boolean] whether it was installed
     def uninstall
       @mutex.synchronize do
         installed = @installed
@@ -55,7 +35,6 @@ module LeaseMachines
       end
     end
 
-    # The subscriber: counts one event. Events it does not know are ignored.
     def call(name, payload)
       handler = HANDLERS[name]
       return unless handler
@@ -70,14 +49,8 @@ module LeaseMachines
       nil
     end
 
-    # @return [String] every metric in the Prometheus text format 0.0.4
-    def to_prometheus
-      Exposition.text(snapshot)
-    end
+    def to_prometheus = Exposition.text(snapshot)
 
-    # One series' current value: an Integer for a counter (0 when never
-    # counted), a Histogram copy (nil when never observed).
-    # `labels`: exactly the series' labels (`family: "reports", reason: "occupied"`).
     def value(name, **labels)
       id = Catalog.id(name)
       wanted = labels.to_h { |key, label| [key.to_s, label.to_s] }
@@ -91,7 +64,6 @@ module LeaseMachines
 
     private
 
-    # @return [Hash] a copy of every series, taken under the Mutex
     def snapshot
       @mutex.synchronize do
         @series.transform_values { |series| series.transform_values { |value| value.is_a?(Histogram) ? value.dup : value } }
@@ -132,30 +104,20 @@ module LeaseMachines
       observe(:held, [family], payload[:held])
     end
 
-    def at_risk(_payload, family, _now)
-      count(:at_risk, [family])
-    end
+    def at_risk(_payload, family, _now) = count(:at_risk, [family])
 
     def lost(payload, family, _now)
       count(:lost, [family, payload[:reason]])
       observe(:held, [family], payload[:held])
     end
 
-    def fenced(_payload, family, _now)
-      count(:fenced_holds, [family])
-    end
+    def fenced(_payload, family, _now) = count(:fenced_holds, [family])
 
-    def fence_refused(payload, family, _now)
-      count(:fence_refusals, [family, payload[:reason]])
-    end
+    def fence_refused(payload, family, _now) = count(:fence_refusals, [family, payload[:reason]])
 
-    def elected(_payload, family, _now)
-      count(:elections, [family])
-    end
+    def elected(_payload, family, _now) = count(:elections, [family])
 
-    def deposed(_payload, family, _now)
-      count(:depositions, [family])
-    end
+    def deposed(_payload, family, _now) = count(:depositions, [family])
   end
 end
 

@@ -1,21 +1,14 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # A glob over resource names, as operators type them (`status --match`,
-  # the web UI's filter): `*` matches any characters, also `.`, `/` and `:`;
-  # `?` one; `[...]` a class; `{a,b}` alternatives. Matching only: nothing
-  # of it reaches a database.
+  # A glob over resource names, as operators type them (`status --match`, the web UI's filter).
   class NamePattern
-    # fnmatch flags: braces, and `*` across every separator and leading dot.
     FLAGS = File::FNM_EXTGLOB | File::FNM_DOTMATCH
-    # The characters that make a text a glob rather than a plain name.
     GLOB_CHARACTERS = /[*?\[{]/
     private_constant :FLAGS, :GLOB_CHARACTERS
 
-    # @return [String]
     attr_reader :glob
 
-    # @param glob [String] valid UTF-8
     def initialize(glob)
       raise TypeError, "glob must be a String, got #{glob.class}" unless glob.is_a?(String)
       unless glob.encoding == Encoding::UTF_8 && glob.valid_encoding?
@@ -26,15 +19,8 @@ module LeaseMachines
       freeze
     end
 
-    # Whether `text` holds any glob character (`* ? [ {`): a text without
-    # one is a plain name.
-    def self.glob?(text)
-      text.match?(GLOB_CHARACTERS)
-    end
+    def self.glob?(text) = text.match?(GLOB_CHARACTERS)
 
-    # @param name [String]
-    def match?(name)
-      File.fnmatch?(@glob, name, FLAGS)
-    end
+    def match?(name) = File.fnmatch?(@glob, name, FLAGS)
   end
 end

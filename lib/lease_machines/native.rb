@@ -1,10 +1,7 @@
 # frozen_string_literal: true
 
-# Loads the compiled extension: lib/lease_machines_native/<major.minor>/ in a
-# platform gem, lib/lease_machines_native/ from source. A library that exists
-# but fails to load raises: it is never silently skipped.
-# RbConfig is required, not assumed: Ruby 3.4 no longer loads it before the
-# program when RubyGems is off (ruby --disable-gems).
+# Loads the compiled extension; one that exists but fails to load raises. RbConfig is required: Ruby 3.4 no longer
+# loads it first under --disable-gems.
 require "rbconfig"
 
 ruby_minor = RUBY_VERSION[/\A\d+\.\d+/]

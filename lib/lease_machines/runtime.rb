@@ -15,16 +15,13 @@ require_relative "runtime/held"
 require_relative "runtime/acquisition"
 require_relative "runtime/due_queue"
 require_relative "runtime/scheduler"
-require_relative "runtime/fork_hook"
 require_relative "runtime/hold_call"
 require_relative "runtime/holding"
 require_relative "runtime/elector"
 require_relative "events"
 
 module LeaseMachines
-  # Holding leases in production: {LeaseMachines.owner_id}, `hold`/`hold!`
-  # (on every authority), the one renewal thread of the process, events and
-  # the elector. See docs/RUNTIME.md.
+  # Holding leases in production (docs/RUNTIME.md).
   module Runtime
   end
 end

@@ -4,19 +4,13 @@ require "lease_machines"
 require_relative "errors"
 
 module LeaseMachines
-  # Durable authorities: one serialized, committed history per resource name,
-  # shared by every process that opens the same database (docs/STORES.md).
-  # A store's timeline is whole nanoseconds since the Unix epoch, in
-  # 0..2**64-1, never rounded between the row, the core and the {Lease}.
+  # Durable authorities: one committed history per resource name, in whole nanoseconds (docs/STORES.md).
   module Stores
     U64_MAX = (2**64) - 1
-    # The table every engine uses (found through the connection's search_path
-    # on PostgreSQL).
     TABLE = "lease_machines_resources"
     NANOS_PER_SECOND = 1_000_000_000
     NANOS_PER_MILLISECOND = 1_000_000
 
-    # Each engine loads its driver only when it is first used.
     autoload :SQLite, "lease_machines/stores/sqlite"
     autoload :Postgres, "lease_machines/stores/postgres"
     autoload :MySQL, "lease_machines/stores/mysql"

@@ -2,10 +2,7 @@
 
 # See lib/lease_machines.rb.
 module LeaseMachines
-  # Value semantics for the frozen value objects ({Lease}, {Decision},
-  # {Checkpoint}, {Cadence}): a class declares its fields once with
-  # {Fields#value_fields}. Copying: like Integer or Symbol, a copy is the
-  # object itself, and it cannot be unfrozen.
+  # Value semantics for the frozen value objects ({Lease}, {Decision}, {Checkpoint}, {Cadence}).
   module ValueObject
     def self.included(base)
       super
@@ -16,9 +13,6 @@ module LeaseMachines
     module Fields
       private
 
-      # Defines `==`, `eql?` and `hash` on the `identity` readers, and
-      # `to_h`, `deconstruct_keys`, `inspect` and `to_s` on the `shown` ones,
-      # written out as plain Ruby (as fast as by hand).
       def value_fields(identity:, shown: identity)
         fields = identity | shown
         raise ArgumentError, "not reader names: #{fields.inspect}" unless fields.all? { |f| f.match?(/\A[a-z_][a-z0-9_]*\z/) }
@@ -53,14 +47,11 @@ module LeaseMachines
       end
     end
 
-    # A field as `to_h` shows it: a value object as its own `to_h`.
     def self.plain(value)
       ValueObject === value ? value.to_h : value # rubocop:disable Style/CaseEquality -- any object
     end
 
-    def dup
-      self
-    end
+    def dup = self
 
     def clone(freeze: nil)
       raise ArgumentError, "can't unfreeze #{self.class.name}" if freeze == false
@@ -68,7 +59,6 @@ module LeaseMachines
       self
     end
 
-    # `count` space-separated decimal Integers ("-" for nil) from a Marshal dump.
     def self.integers(text, count)
       fields = text.to_s.split
       raise TypeError, "marshal data too short or too long: #{text.inspect}" unless fields.size == count
@@ -78,15 +68,11 @@ module LeaseMachines
 
     private
 
-    # An instance of exactly this class? `Module#===` answers for any object,
-    # a BasicObject too, where `other.instance_of?` would raise.
     def same_class?(other)
       self.class === other && other.instance_of?(self.class) # rubocop:disable Style/CaseEquality
     end
   end
 
-  # `value.inspect` for an error message, even for a BasicObject or an object
-  # whose inspect raises.
   def self.show(value)
     value.inspect
   rescue StandardError

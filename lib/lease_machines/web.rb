@@ -11,23 +11,11 @@ require_relative "web/request"
 require_relative "web/csrf"
 
 module LeaseMachines
-  # The operators' web UI (docs/OPERATIONS.md#web-ui): every resource of a
-  # store, one resource's status, fence mark and recent events, and a force
-  # release behind a confirmation and CSRF protection. A plain Rack app
-  # (it uses no Rack code, only `call(env)`), mounted by the host:
-  #
-  #   mount LeaseMachines::Web.new(store: store) => "/leases"   # Rails routes
-  #   map("/leases") { run LeaseMachines::Web.new }              # config.ru
-  #
-  # and the same pages as a Sidekiq Web tab (`lease_machines/web/sidekiq_tab`).
+  # The operators' web UI (docs/OPERATIONS.md#web-ui).
   class Web
-    # Who asked for a release, by default: the user a server authenticated
-    # (REMOTE_USER), else the client's address.
     DEFAULT_WHO = ->(env) { env["REMOTE_USER"] || env["REMOTE_ADDR"] }
-    # Resources on one page, by default, and at most.
     PER_PAGE = 100
     MAX_PER_PAGE = 1000
-    # The standalone pages' headers: no script at all, nothing cached, not framed.
     HEADERS = {
       "content-type" => "text/html; charset=utf-8",
       "cache-control" => "no-store",
@@ -37,26 +25,10 @@ module LeaseMachines
       "referrer-policy" => "same-origin"
     }.freeze
 
-    # `mount LeaseMachines::Web => "/leases"`: one UI on the configured store, built on first use.
-    def self.call(env)
-      (@default ||= new).call(env)
-    end
+    def self.call(env) = (@default ||= new).call(env)
 
-    # @return [Pages] what the standalone app and a Sidekiq tab serve
     attr_reader :pages
 
-    # @param store [#names, #statuses, #status, #force_release, nil] nil: the
-    #   configured store (`LeaseMachines.configuration.store`), read at each request
-    # @param fences [#highest, nil] a fence (a `LeaseMachines::Fences::*`)
-    #   whose marks the resource pages show
-    # @param read_only [Boolean] no release: no button, and the POST refused (403)
-    # @param who [#call] the Rack env -> who is asking, for the release's log
-    #   line and event (default {DEFAULT_WHO})
-    # @param per_page [Integer] resources on one page of the list
-    # @param secret [String, nil] the CSRF key (at least 32 bytes); nil: a
-    #   random one, good for this process (give one when several serve the UI)
-    # @param events [Boolean] show the events this process saw
-    #   ({RecentEvents}: subscribes one ring per process)
     # rubocop:disable Metrics/ParameterLists -- keywords, each one option
     def initialize(store: nil, fences: nil, read_only: false, who: DEFAULT_WHO, per_page: PER_PAGE, secret: nil,
                    events: true)
@@ -71,22 +43,15 @@ module LeaseMachines
       freeze
     end
 
-    # @return [#statuses] the store the pages read
-    def store
-      @store || LeaseMachines.configuration.store
-    end
+    def store = @store || LeaseMachines.configuration.store
 
-    def read_only?
-      @read_only
-    end
+    def read_only? = @read_only
 
-    # @return [String] who is asking, in words ("unknown" when `who:` says nothing)
     def who(env)
       who = @who.call(env)
       who.nil? || who.to_s.empty? ? "unknown" : who.to_s
     end
 
-    # The Rack entry point.
     def call(env)
       request = Request.new(env)
       value = @csrf.cookie_value(request)
@@ -144,7 +109,6 @@ module LeaseMachines
       end
     end
 
-    # Read-only refuses before CSRF is looked at: both are 403, read-only says why.
     def release(request, frame)
       return @pages.read_only(frame) if @read_only
 

@@ -2,10 +2,8 @@
 
 module LeaseMachines
   module ActiveJob
-    # The module a job includes (see LeaseMachines::ActiveJob): `leased` on the
-    # class, `lease` in the job, and the around_perform that holds it.
+    # What a job includes: `leased` on the class, `lease` in the job, and the around_perform that holds it.
     module LeasedJob
-      # The older `on_occupied` name kept on ActiveJob, and the `on_conflict` it means.
       ALIASES = { retry: :reschedule }.freeze
 
       def self.included(job_class)
@@ -18,27 +16,17 @@ module LeaseMachines
       module ClassMethods
         include Jobs::Declaration
 
-        # @param options [Hash] resource: (a String, or a callable given the
-        #   job), ttl:, wait:, on_conflict: (or on_occupied:), on_enqueue:,
-        #   reschedule_in:, store:, limit:, max_hold:
         def leased(**options)
           @lease_machines_option = Jobs::LeaseOption.new(options, aliases: ALIASES, owner: "#{name} leased")
         end
       end
 
-      # @return [Runtime::Held, nil] the lease held while `perform` runs
-      def lease
-        @lease || LeaseMachines.current_lease
-      end
+      def lease = @lease || LeaseMachines.current_lease
 
       private
 
-      def lease_tags
-        { job: self.class.name.to_s, job_id: job_id.to_s }
-      end
+      def lease_tags = { job: self.class.name.to_s, job_id: job_id.to_s }
 
-      # `on_enqueue: :skip_if_held`, on a first enqueue only: a retry
-      # (`retry_job`, `retry_on`) has run before, and is never dropped here.
       def skip_enqueue?
         option = self.class.lease_machines_option
         return false if option&.on_enqueue.nil? || executions.to_i.positive?

@@ -2,15 +2,9 @@
 
 module LeaseMachines
   module Jobs
-    # `on_enqueue: :skip_if_held` (docs/JOBS.md): a job is not enqueued while
-    # the lease it would take is held (under `limit:`, while every slot is).
-    # A load optimization, never the guarantee: the check reads the store
-    # ({Stores::Store#status}, never a grant) and races the run, whose lease
-    # stays what keeps two runs apart.
+    # `on_enqueue: :skip_if_held`: a read of the store at enqueue, a load optimization only (the run's lease
+    # keeps two runs apart).
     module EnqueueCheck
-      # @param tags [Hash{Symbol => String}] the job's class and id, in the event
-      # @return [Boolean] whether to skip enqueueing the job (an
-      #   `enqueue_skipped` event is emitted then)
       def self.skip?(option, resource, tags:)
         return false unless option.on_enqueue == :skip_if_held && held?(option, resource)
 
@@ -21,8 +15,6 @@ module LeaseMachines
         true
       end
 
-      # Whether every slot of the resource is held now (a store that cannot
-      # answer is warned about and the job is enqueued: the run decides).
       def self.held?(option, resource)
         substitute = TestMode.current
         return substitute.held? if substitute

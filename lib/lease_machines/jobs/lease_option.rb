@@ -1,32 +1,16 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # What the job integrations share: a job's lease declaration, the lease
-  # current to the running job, and running a job under its lease.
+  # What the job integrations share: a job's lease declaration, and running a job under its lease.
   module Jobs
-    # A job's lease declaration (docs/JOBS.md), checked once when the job
-    # class declares it. Anything else is refused by name, so a typo never
-    # silently drops a setting.
+    # A job's lease declaration (docs/JOBS.md), checked once when the job class declares it.
     class LeaseOption
       KEYS = %i[resource ttl wait on_conflict on_occupied on_enqueue store reschedule_in limit max_hold].freeze
-      # What `on_conflict:` may say on both integrations (docs/JOBS.md).
       ON_CONFLICT = %i[reschedule discard raise].freeze
-      # What `on_enqueue:` may say (nil: always enqueue).
       ON_ENQUEUE = [nil, :skip_if_held].freeze
 
-      # @return [Symbol] one of {ON_CONFLICT}
-      attr_reader :on_conflict
-      # @return [Symbol, nil] nil, or `:skip_if_held` ({EnqueueCheck})
-      attr_reader :on_enqueue
-      # @return [Integer, Float] seconds
-      attr_reader :reschedule_in
-      # @return [Integer, Float, nil] seconds after its grant when a run's renewals end
-      attr_reader :max_hold
+      attr_reader :on_conflict, :on_enqueue, :reschedule_in, :max_hold, :wait, :limit
 
-      # @param options [Hash] the declaration (Symbol or String keys)
-      # @param aliases [Hash{Symbol => Symbol}] this integration's older
-      #   `on_conflict` names (Sidekiq's `:skip`, ActiveJob's `:retry`) and the choice each means
-      # @param owner [String] how messages name the declaration
       def initialize(options, aliases:, owner:)
         unless options.is_a?(Hash)
           raise TypeError, "#{owner} must be a Hash (resource:, ttl:, on_conflict:), got #{Stores.described(options)}"
@@ -44,29 +28,15 @@ module LeaseMachines
         freeze
       end
 
-      # The older name of {#on_conflict}.
       alias on_occupied on_conflict
 
-      # @param subject [Object] what the resource callable is given
-      # @return [String] the resource name (checked by the store when used)
       def resource_for(subject)
         name = @resource.respond_to?(:call) ? @resource.call(subject) : @resource
         Stores.resource_name(name, argument: "#{@owner} resource")
       end
 
-      # @return [Numeric] seconds
-      def ttl
-        @ttl || LeaseMachines.configuration.default_ttl
-      end
+      def ttl = @ttl || LeaseMachines.configuration.default_ttl
 
-      # @return [Numeric] seconds
-      attr_reader :wait
-
-      # @return [Integer] jobs of this declaration holding one resource at
-      #   once (1: the resource itself; above 1, slot leases: docs/RUNTIME.md)
-      attr_reader :limit
-
-      # @return [#authority] the declared store, else the configured one
       def store
         return LeaseMachines.configuration.store if @store.nil?
 
@@ -101,7 +71,6 @@ module LeaseMachines
         Stores.resource_name(resource, argument: "#{@owner} resource")
       end
 
-      # An ActiveSupport::Duration (`30.seconds`) is kept as its seconds.
       def checked_seconds(value, name)
         return nil if value.nil?
 
@@ -118,8 +87,6 @@ module LeaseMachines
         raise ArgumentError, "#{name} must be a finite number of seconds >= 0"
       end
 
-      # `on_conflict:`, or its older name `on_occupied:` (not both), an
-      # alias of this integration turned into the choice it means.
       def checked_on_conflict(options, aliases)
         if options.key?(:on_conflict) && options.key?(:on_occupied)
           raise ArgumentError, "#{@owner} has both on_conflict: #{Stores.described(options[:on_conflict])} and " \
@@ -137,6 +104,15 @@ module LeaseMachines
         return choice if choices.include?(choice)
 
         raise ArgumentError, "#{@owner} #{name} must be one of #{choices.inspect}, got #{Stores.described(choice)}"
+      end
+    end
+
+    # Where a job class keeps its lease declaration (ActiveJob's `leased`, Sidekiq's `sidekiq_options lease:`).
+    module Declaration
+      def lease_machines_option
+        return @lease_machines_option if instance_variable_defined?(:@lease_machines_option)
+
+        superclass.respond_to?(:lease_machines_option) ? superclass.lease_machines_option : nil
       end
     end
   end

@@ -2,21 +2,13 @@
 
 module LeaseMachines
   class Metrics
-    # Every metric the registry keeps: its name, Prometheus type, help text
-    # and, for a histogram, its fixed buckets (upper bounds in seconds).
-    # docs/RUNTIME.md#metrics lists them with the events that feed them.
+    # Every metric the registry keeps: name, type, help, fixed buckets.
     module Catalog
-      # One metric's definition. `labels`: the names of its labels after
-      # `family` (a series leaves out a label whose value is nil).
       Metric = Struct.new(:name, :type, :help, :labels, :buckets, keyword_init: true)
 
-      # How late renewals were sent against their plan: scheduler delay.
       LATENESS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0].freeze
-      # A store call's own duration.
       STORE_CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0].freeze
-      # Waiting for a resource: a handover, an acquire that waited.
       WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0].freeze
-      # How long a lease was held: from a second to a day.
       HELD_BUCKETS = [0.01, 0.1, 1.0, 10.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 21_600.0, 86_400.0].freeze
 
       METRICS = {
@@ -53,14 +45,9 @@ module LeaseMachines
         depositions: Metric.new(name: "lease_machines_depositions_total", labels: [], type: :counter, help: "Elector terms ended")
       }.transform_values(&:freeze).freeze
 
-      # The id of each metric's name.
       IDS = METRICS.to_h { |id, metric| [metric.name, id] }.freeze
 
-      # @return [Symbol] the id of the metric called `name`
-      # @raise [KeyError] for a name not in the catalog
-      def self.id(name)
-        IDS.fetch(name)
-      end
+      def self.id(name) = IDS.fetch(name)
     end
   end
 end

@@ -2,18 +2,12 @@
 
 module LeaseMachines
   class Metrics
-    # The Prometheus text format, version 0.0.4, written directly (Debian has
-    # no prometheus-client gem for bookworm): HELP and TYPE for every metric
-    # of the catalog, then one line per series; a histogram's buckets are
-    # cumulative, with `le="+Inf"`, `_sum` and `_count`.
+    # The Prometheus text format, version 0.0.4, written directly (Debian has no prometheus-client gem for bookworm).
     module Exposition
       CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
       module_function
 
-      # @param series [Hash{Symbol => Hash{Array => Integer, Histogram}}] by
-      #   metric id, each series keyed by its label values (family first)
-      # @return [String]
       def text(series)
         out = +""
         Catalog::METRICS.each do |id, metric|
@@ -25,8 +19,6 @@ module LeaseMachines
         out
       end
 
-      # @return [Array<[Array<[String, String]>, Object]>] each series with
-      #   its labels named (nil values left out), sorted by them
       def labelled(id, series)
         names = ["family", *Catalog::METRICS.fetch(id).labels]
         named = series.map do |values, value|
@@ -36,9 +28,7 @@ module LeaseMachines
       end
 
       def histogram(out, name, labels, histogram)
-        histogram.cumulative.each do |bound, count|
-          sample(out, "#{name}_bucket", labels + [["le", number(bound)]], count)
-        end
+        histogram.cumulative.each { |bound, count| sample(out, "#{name}_bucket", labels + [["le", number(bound)]], count) }
         sample(out, "#{name}_sum", labels, histogram.sum)
         sample(out, "#{name}_count", labels, histogram.count)
       end
@@ -49,7 +39,6 @@ module LeaseMachines
         out << " " << number(value) << "\n"
       end
 
-      # @return [String] Go's ParseFloat reads it: "+Inf", "1", "0.005"
       def number(value)
         return value.to_s if value.is_a?(Integer)
         return value.positive? ? "+Inf" : "-Inf" if value.infinite?
@@ -58,15 +47,9 @@ module LeaseMachines
         value.to_s
       end
 
-      # A label value: backslash, double quote and line feed escaped.
-      def escape_label(value)
-        value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
-      end
+      def escape_label(value) = value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
 
-      # HELP text: backslash and line feed escaped.
-      def escape_help(text)
-        text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
-      end
+      def escape_help(text) = text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
     end
   end
 end

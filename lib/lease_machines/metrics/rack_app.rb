@@ -2,13 +2,8 @@
 
 module LeaseMachines
   class Metrics
-    # A Rack application serving a registry's Prometheus text: mount it
-    # (`mount LeaseMachines::Metrics::RackApp.new(metrics) => "/metrics"` in
-    # Rails' routes, `map("/metrics") { run ... }` in config.ru). Plain Rack:
-    # it needs no Rack code, only `call(env)`. GET and HEAD; any other method
-    # is answered 405.
+    # A Rack application serving a registry's Prometheus text.
     class RackApp
-      # @param metrics [Metrics]
       def initialize(metrics)
         raise TypeError, "metrics must be a LeaseMachines::Metrics, got #{metrics.inspect}" unless metrics.is_a?(Metrics)
 
@@ -16,7 +11,6 @@ module LeaseMachines
         freeze
       end
 
-      # @return [Array(Integer, Hash, Array<String>)]
       def call(env)
         method = env["REQUEST_METHOD"]
         unless %w[GET HEAD].include?(method)

@@ -2,12 +2,9 @@
 
 module LeaseMachines
   module Rails
-    # The store a Rails app gets when its initializer names none: its primary
-    # database through ActiveRecord. SQLite opens the file with a connection
-    # of its own: its BEGIN IMMEDIATE transactions would interleave with the
-    # app's on a shared one.
+    # The store a Rails app gets when its initializer names none: its primary database. SQLite gets a connection
+    # of its own: its BEGIN IMMEDIATE transactions would interleave with the app's on a shared one.
     module DefaultStore
-      # The adapters this knows, by ActiveRecord's adapter name.
       ENGINES = {
         "postgresql" => :postgres, "postgis" => :postgres,
         "sqlite3" => :sqlite,
@@ -15,10 +12,6 @@ module LeaseMachines
       }.freeze
 
       class << self
-        # @param base [Class] ActiveRecord::Base, or an abstract model class
-        #   connected to another database
-        # @param root [String, Pathname] where a relative SQLite path starts (Rails.root)
-        # @return [Stores::Store]
         def for(base, root: ::Rails.root)
           config = base.connection_db_config
           adapter = config.adapter.to_s

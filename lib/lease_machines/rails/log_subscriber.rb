@@ -4,13 +4,11 @@ require "active_support/log_subscriber"
 
 module LeaseMachines
   module Rails
-    # Writes the lease events to the Rails logger: routine at debug, trouble
-    # at warn, leadership at info.
+    # The lease events in the Rails log: routine at debug, trouble at warn, leadership at info.
     class LogSubscriber < ActiveSupport::LogSubscriber
       DEBUG_EVENTS = %i[acquire renew release].freeze
       WARN_EVENTS = %i[at_risk lost fenced fence_refused].freeze
       INFO_EVENTS = %i[elected deposed enqueue_skipped].freeze
-      # The payload keys shown, in this order, when present.
       SHOWN = %i[resource owner token status reason].freeze
 
       DEBUG_EVENTS.each { |name| define_method(name) { |event| debug { line(name, event) } } }
@@ -19,8 +17,6 @@ module LeaseMachines
 
       private
 
-      # The store call's own duration (payload `duration:`, seconds) when the
-      # event has one, else the instrumented block's.
       def line(name, event)
         payload = event.payload
         fields = SHOWN.filter_map { |key| "#{key}=#{payload[key]}" unless payload[key].nil? }

@@ -16,7 +16,6 @@ module LeaseMachines
         end
       end
 
-      # `include LeaseMachines::ActiveJob` works in the app's jobs without a require.
       initializer "lease_machines.active_job" do
         ActiveSupport.on_load(:active_job) { require "lease_machines/active_job" }
       end

@@ -2,13 +2,9 @@
 
 module LeaseMachines
   module Runtime
-    # `hold`'s wait: acquire, with jittered exponential backoff spent in
-    # `await_handover` when the authority has one. Under `limit:` each
-    # attempt tries every slot once, from a random one on (so waiters
-    # spread), and takes the first granted. Interrupts are let in during the
-    # pauses only, so the outcome of every acquire sent is learned.
+    # `hold`'s wait: acquire with jittered backoff. Interrupts are let in during the pauses only, so the outcome of
+    # every acquire sent is learned.
     class Acquisition
-      # @param slots [Array<LeaseCalls>] one per slot (one without `limit:`)
       def initialize(slots, wait:, random: Random)
         @slots = slots
         @wait = wait
@@ -21,9 +17,6 @@ module LeaseMachines
       MAX_PAUSE = 1.0
       FIRST_PAUSE = 0.02
 
-      # @return [[Decision, Float or nil, LeaseCalls or nil]] the last answer,
-      #   when the granting request was sent and the slot it granted (nil: not granted)
-      # @raise [StoreError] when the store failed and the wait is over
       def call
         deadline = @clock.now + @wait
         pause = [FIRST_PAUSE, @ceiling].min
@@ -44,9 +37,6 @@ module LeaseMachines
 
       private
 
-      # Every slot once, from a random one on.
-      # @return [[Decision or nil, Float, StoreError or nil, LeaseCalls or nil]]
-      #   the granted slot's answer, or the last answer and the last failure
       def attempt
         decision = failure = nil
         first = @random.rand(@slots.size)
@@ -61,21 +51,13 @@ module LeaseMachines
         [decision, nil, failure, nil]
       end
 
-      # `waited:` (for the event): seconds since the hold's first try was sent.
       def try(calls, sent_at)
         @started ||= sent_at
         calls.acquire(reacquire: @reacquire.fetch(calls, false), waited: sent_at - @started)
       end
 
-      # Half the pause, plus up to the other half at random ("equal jitter"):
-      # waiters that collided once do not collide again.
-      def jittered(pause)
-        (pause / 2.0) + (@random.rand * pause / 2.0)
-      end
+      def jittered(pause) = (pause / 2.0) + (@random.rand * pause / 2.0)
 
-      # Waits for a release of any slot when they share a store (one wait
-      # on all their names); else on one slot, at random, where a release of
-      # another is seen at the pause's end.
       def idle(seconds)
         Thread.handle_interrupt(Object => :immediate) do
           next shared_store.await_handover(@names, seconds) if shared_store
@@ -87,8 +69,6 @@ module LeaseMachines
         end
       end
 
-      # The store every slot's authority decides in, if they share one
-      # (`@names`: their resources).
       def shared_store
         return @shared_store if defined?(@shared_store)
 

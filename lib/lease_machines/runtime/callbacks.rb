@@ -2,9 +2,7 @@
 
 module LeaseMachines
   module Runtime
-    # A hold's `on_at_risk:` and `on_lost:`, each nil or a callable taking the
-    # {Held}. They run on the renewal thread: one that raises is reported
-    # with a warning and never stops the renewals.
+    # A hold's `on_at_risk:` and `on_lost:`, each nil or a callable taking the {Held}.
     class Callbacks
       def initialize(on_at_risk:, on_lost:)
         { on_at_risk: on_at_risk, on_lost: on_lost }.each do |name, callable|
@@ -16,7 +14,6 @@ module LeaseMachines
         freeze
       end
 
-      # Runs the callback for `event` (`:at_risk` or `:lost`) with `held`.
       def call(event, held)
         @callables.fetch(event)&.call(held)
       rescue StandardError => e

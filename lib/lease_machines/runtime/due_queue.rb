@@ -2,12 +2,9 @@
 
 module LeaseMachines
   module Runtime
-    # The scheduler's holds by when each is next due: a binary min-heap whose
-    # stale entries (a hold rescheduled or removed) are dropped when they
-    # reach the top. Not thread-safe: the scheduler's Mutex guards it.
+    # The scheduler's holds by when each is next due: a min-heap whose stale entries are dropped at the top.
     class DueQueue
-      # Stale entries allowed beyond twice the live ones before a rebuild
-      # (holds that come and go faster than they come due would pile up).
+      # Stale entries allowed beyond twice the live ones before a rebuild.
       COMPACT_SLACK = 64
 
       def initialize
@@ -16,7 +13,6 @@ module LeaseMachines
         @sequence = 0
       end
 
-      # Sets (or, with nil, clears) when `hold` is next due.
       def set(hold, at)
         if at.nil?
           @due.delete(hold)
@@ -27,28 +23,16 @@ module LeaseMachines
         compact if @heap.size > (2 * @due.size) + COMPACT_SLACK
       end
 
-      def delete(hold)
-        @due.delete(hold)
-      end
+      def delete(hold) = @due.delete(hold)
 
-      def include?(hold)
-        @due.key?(hold)
-      end
+      def include?(hold) = @due.key?(hold)
 
-      def empty?
-        @due.empty?
-      end
+      def empty? = @due.empty?
 
-      def size
-        @due.size
-      end
+      def size = @due.size
 
-      # @return [Integer] entries in the heap, stale ones included
-      def entries
-        @heap.size
-      end
+      def entries = @heap.size
 
-      # @return [[Object, Float], nil] the hold due first and when
       def first
         until @heap.empty?
           at, _, hold = @heap.first
@@ -59,7 +43,6 @@ module LeaseMachines
         nil
       end
 
-      # @return [Boolean] whether any hold is due at or before `now`
       def due?(now)
         entry = first
         !entry.nil? && entry.last <= now

@@ -1,13 +1,11 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # Leader election for singleton work, in the shape of client-go's
-  # leaderelection (docs/RUNTIME.md). At risk counts as deposed: the leader
-  # steps down (and releases) before its lease can run out.
+  # Leader election in the shape of client-go's (docs/RUNTIME.md). At risk counts as deposed: the leader steps
+  # down before its lease can run out.
   class Elector
     JITTER_FACTOR = 1.2
 
-    # @return [Integer] the owner this elector campaigns as
     attr_reader :owner
 
     def initialize(authority, on_elected:, on_deposed:, owner: LeaseMachines.owner_id, lease_duration: 15, # rubocop:disable Metrics/ParameterLists -- client-go's three timings, by name
@@ -32,7 +30,6 @@ module LeaseMachines
       @thread = nil
     end
 
-    # client-go's validation; ArgumentError names the timing that does not fit.
     def self.check_timings(lease_duration, renew_deadline, retry_period)
       { lease_duration: lease_duration, renew_deadline: renew_deadline, retry_period: retry_period }.each do |name, value|
         next if (value.is_a?(Integer) || (value.is_a?(Float) && value.finite?)) && value.positive?
@@ -48,7 +45,6 @@ module LeaseMachines
                            "#{JITTER_FACTOR} * retry_period (#{retry_period})"
     end
 
-    # Starts campaigning on a thread of its own. @return [self]
     def start
       @mutex.synchronize do
         raise "the elector is already running" if @running
@@ -60,9 +56,6 @@ module LeaseMachines
       self
     end
 
-    # Stops campaigning; a leader steps down and releases (on_deposed runs
-    # first). Waits for the elector's thread unless called from it.
-    # @return [self]
     def stop
       thread = @mutex.synchronize do
         @running = false
@@ -73,29 +66,22 @@ module LeaseMachines
       self
     end
 
-    # @return [Boolean] elected, and not at risk on this elector's clock (a
-    #   leader resumed after a pause answers false at once)
     def leader?
       held = @mutex.synchronize { @held }
       !held.nil? && !held.at_risk?
     end
 
-    # @return [Integer, nil] the current term's fencing token, while leader
     def term
       held = @mutex.synchronize { @held }
       held&.token
     end
 
-    def inspect
-      "#<#{self.class.name} owner=#{@owner} leader=#{leader?}>"
-    end
+    def inspect = "#<#{self.class.name} owner=#{@owner} leader=#{leader?}>"
     alias to_s inspect
 
     private
 
-    def running?
-      @mutex.synchronize { @running }
-    end
+    def running? = @mutex.synchronize { @running }
 
     def campaign
       random = Random.new
@@ -109,7 +95,6 @@ module LeaseMachines
       @mutex.synchronize { @running = false }
     end
 
-    # One term: from election until at risk, lost or stopped.
     def lead(held)
       @mutex.synchronize { @held = held }
       Events.emit(:elected, payload(held, :elected))
@@ -125,14 +110,9 @@ module LeaseMachines
       end
     end
 
-    # How long before the lease runs out a leader steps down.
-    def held_warn_margin
-      @timings.fetch(:warn_before)
-    end
+    def held_warn_margin = @timings.fetch(:warn_before)
 
-    def wake(_held)
-      @mutex.synchronize { @changed.broadcast }
-    end
+    def wake(_held) = @mutex.synchronize { @changed.broadcast }
 
     def pause(seconds)
       deadline = @clock.now + seconds

@@ -2,13 +2,9 @@
 
 module LeaseMachines
   module Runtime
-    # One `hold` call: acquire, run the block under the renewal thread,
-    # release. An interrupt from outside (Thread#kill, Timeout) reaches the
-    # block and the acquire's pauses, never a store call nor the steps
-    # between a grant and its release: a committed grant is never left to
-    # run out its TTL.
+    # One `hold` call: acquire, block, release. An interrupt from outside reaches the block and the acquire's pauses,
+    # never a store call nor the steps between a grant and its release: a committed grant never runs out its TTL.
     class HoldCall
-      # @param slots [Array<LeaseCalls>] one per slot the hold may take (one without `limit:`)
       def initialize(slots, wait:, interrupt:, callbacks:)
         Seconds.check(:wait, wait, positive: false)
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
@@ -19,7 +15,6 @@ module LeaseMachines
         @callbacks = callbacks
       end
 
-      # @return [Outcome]
       def run(&)
         Thread.handle_interrupt(Object => :never) do
           decision, sent_at, calls = Acquisition.new(@slots, wait: @wait).call
@@ -33,9 +28,6 @@ module LeaseMachines
 
       private
 
-      # Runs the block while the scheduler renews (interrupts are let in only
-      # here). A LeaseLost that lands after the block ended is taken out of
-      # the queue before it could replace the block's outcome.
       def under(held, clock)
         scheduler = Scheduler.for(clock)
         begin
@@ -43,7 +35,6 @@ module LeaseMachines
           scheduler.add(held)
           Thread.handle_interrupt(Object => :immediate) { yield held }
         rescue FencedError => e
-          # a fence refused this lease's token: terminal
           held.fenced!(reason: e.is_a?(ReissuedTokenError) ? :reissued : :fenced) if e.token == held.token
           raise
         ensure
@@ -53,8 +44,7 @@ module LeaseMachines
         end
       end
 
-      # Ours is dropped, an outer hold's goes on. (`Thread.pending_interrupt?`
-      # without an argument: Ruby 3.1 crashes given a class while an exception object is queued.)
+      # `Thread.pending_interrupt?` without an argument: Ruby 3.1 crashes given a class while an exception is queued.
       def discard_late_interrupt(held)
         return unless Thread.pending_interrupt?
 

@@ -2,36 +2,8 @@
 
 module LeaseMachines
   module Runtime
-    # `hold` and `hold!`: run a block under a lease (docs/RUNTIME.md).
-    # Included by every authority through {OnCallerClock} or {OnStoreClock}.
+    # `hold` and `hold!` (docs/RUNTIME.md), included by every authority through {OnCallerClock} or {OnStoreClock}.
     module Holding
-      # Acquires (waiting up to `wait` seconds), runs the block with a {Held}
-      # while the renewal thread keeps the lease alive, and releases however it ends.
-      # @param owner [Integer] who holds (default {LeaseMachines.owner_id}:
-      #   this host, process and thread)
-      # @param ttl [Numeric] seconds each grant and renewal asks for
-      # @param wait [Numeric] seconds to keep trying while occupied (0: once)
-      # @param renew_after [Numeric, nil] default ttl / 3
-      # @param warn_before [Numeric, nil] default ttl / 4
-      # @param max_hold [Numeric, ActiveSupport::Duration, nil] seconds after
-      #   the grant when renewals end (at least `ttl`): the lease then runs out
-      #   at its TTL and is lost (`:max_hold`); nil: renewed until the block ends
-      # @param on_at_risk [#call, nil] called with the Held when it becomes at risk
-      # @param on_lost [#call, nil] called with the Held when it is lost
-      # @param interrupt [Boolean] raise {LeaseLost} into the block's thread
-      #   when the lease is lost (see docs/RUNTIME.md for the caveats)
-      # @param clock [#now, #now_ns, #sleep, #wait] the holder's clock
-      # @param tags [Hash{Symbol => String, Symbol, Integer}, nil] shown in the
-      #   hold's log lines and given to its events (`tags:`), e.g. a job's class and id
-      # @param label [String, nil] the holder's own words for itself, kept by
-      #   a store with each grant for operators, never decided on (at most
-      #   200 bytes of UTF-8; {Stores::HolderLabel}); nil: "host pid 4242"
-      #   and the `tags:` ({Label.default})
-      # @param limit [Integer] holders at once (1..{Slots::MAX}): above 1, the
-      #   hold takes any free one of `limit` slot leases ({Slots}; a durable
-      #   authority only), and the Held tells its `slot` and `resource`
-      # @return [Outcome] held? and the block's value, or the last decision
-      # @raise [StoreError] when the store failed on the last attempt
       def hold(ttl:, owner: LeaseMachines.owner_id, wait: 0, renew_after: nil, warn_before: nil, # rubocop:disable Metrics/ParameterLists -- the keywords of docs/RUNTIME.md
                on_at_risk: nil, on_lost: nil, interrupt: false, clock: MonotonicClock, tags: nil, label: nil, limit: 1,
                max_hold: nil, &block)
@@ -45,8 +17,6 @@ module LeaseMachines
         HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
       end
 
-      # Like {#hold}, but returns the block's value, and raises {Occupied}
-      # (with the last decision) when the lease could not be acquired.
       def hold!(**options, &)
         outcome = hold(**options, &)
         raise Occupied.new(resource: hold_resource, decision: outcome.decision) unless outcome.held?
@@ -54,9 +24,6 @@ module LeaseMachines
         outcome.value
       end
 
-      # The Cadence of a hold, defaults derived from `ttl`. A timing that
-      # cannot fit `ttl` raises naming itself; two that do not fit each other
-      # are refused by {Cadence}, a `max_hold` below `ttl` by the core. @api private
       def self.cadence(ttl, renew_after, warn_before, max_hold = nil)
         Seconds.check(:ttl, ttl, positive: true)
         Seconds.optional(:renew_after, renew_after, positive: true)
@@ -70,7 +37,6 @@ module LeaseMachines
         Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before, max_hold: max_hold)
       end
 
-      # @return [Hash, nil] `tags`, checked and frozen. @api private
       def self.tags(tags)
         return nil if tags.nil?
 
@@ -84,8 +50,6 @@ module LeaseMachines
 
       private
 
-      # @return [Array<LeaseCalls>] one per slot (one for a limit of 1: this authority's)
-      # `identity`: the hold's tags and label.
       def lease_calls(owner, cadence, clock, identity, limit)
         unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
@@ -100,21 +64,17 @@ module LeaseMachines
         end
       end
 
-      # For an in-memory {Authority}: every call is told `now:` on the
-      # hold's clock.
+      # For an in-memory {Authority}: every call is told `now:` on the hold's clock.
       module OnCallerClock
         include Holding
 
         private
 
-        # (The label is a store's: an in-memory Authority keeps none.)
-        def hold_decide(operation, clock, label: nil, **arguments) # rubocop:disable Lint/UnusedMethodArgument -- see above
+        def hold_decide(operation, clock, label: nil, **arguments) # rubocop:disable Lint/UnusedMethodArgument -- an in-memory Authority keeps no label
           public_send(operation, now: clock.now, **arguments)
         end
 
-        def hold_resource
-          "authority 0x#{object_id.to_s(16)}"
-        end
+        def hold_resource = "authority 0x#{object_id.to_s(16)}"
 
         def hold_slot(_index, limit)
           raise ArgumentError, "limit: #{limit} (above 1) needs a store's authority (store.authority(name)), " \
@@ -128,18 +88,11 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, _clock, **arguments)
-          public_send(operation, **arguments)
-        end
+        def hold_decide(operation, _clock, **arguments) = public_send(operation, **arguments)
 
-        def hold_resource
-          name
-        end
+        def hold_resource = name
 
-        # The slot's authority, on the same store (its name checked there).
-        def hold_slot(index, limit)
-          store.authority(Slots.slot_name(name, index, limit))
-        end
+        def hold_slot(index, limit) = store.authority(Slots.slot_name(name, index, limit))
       end
     end
   end

@@ -2,11 +2,9 @@
 
 module LeaseMachines
   module Runtime
-    # The renewal thread's side of a {Held}, behind its locks: `@renewing`
-    # for a whole attempt (the hold's end waits for one in flight), `@mutex`
-    # for the Holder.
+    # The renewal thread's side of a {Held}: `@renewing` for a whole attempt (the hold's end waits for one in
+    # flight), `@mutex` for the Holder.
     module Renewal
-      # When the renewal thread should next look (nil: never again).
       def due_at
         @mutex.synchronize do
           next nil if @finished
@@ -21,8 +19,6 @@ module LeaseMachines
         end
       end
 
-      # One look: lost if its TTL has run out, else a renewal attempt (a
-      # confirmation counts from the request's send instant).
       def renew
         sent = begin_renewal
         conclude_renewal(sent, sent && @calls.renew(self, sent.first, late: sent.last))
@@ -30,12 +26,6 @@ module LeaseMachines
         abandon_renewal
       end
 
-      # @api private: {#renew}'s first half, for a {RenewalBatch}: takes
-      # `@renewing`, which {#conclude_renewal} (or {#abandon_renewal},
-      # whatever happened) gives back.
-      # @return [Array(Integer, Float, Float), nil, false] the renewal to
-      #   send (token, send instant, lateness); nil: none (lost, or renewals
-      #   ended); false: nothing to look at (the hold ended, or forked)
       def begin_renewal
         @renewing.lock
         return false if @finished || forked?
@@ -48,10 +38,6 @@ module LeaseMachines
         live ? attempt(sent_at) : nil
       end
 
-      # @api private: {#renew}'s second half: `result` (the Decision, or
-      # the StoreError of the call, the batch's for every hold in it) is
-      # answered as a single renewal's; `started`: a batch's start, for
-      # this hold's event (a single renewal reported its own).
       def conclude_renewal(sent, result, started: nil)
         return if sent == false
 
@@ -64,25 +50,16 @@ module LeaseMachines
         abandon_renewal
       end
 
-      # @api private: gives `@renewing` back if this thread still holds it.
       def abandon_renewal
         @renewing.unlock if @renewing.owned?
       end
 
-      # @api private: this hold's renewal as {Stores::BatchRenewal#renew_all} takes it.
-      def renewal_request(token)
-        @calls.renewal(token)
-      end
+      def renewal_request(token) = @calls.renewal(token)
 
-      # @api private: the store its renewals may share a transaction with
-      # others' on (nil: renewed alone).
-      def renewal_store
-        @calls.batch_store
-      end
+      def renewal_store = @calls.batch_store
 
       private
 
-      # @return [Array(Integer, Float, Float), nil] see {#begin_renewal}
       def attempt(sent_at)
         was_at_risk, token, due = @mutex.synchronize { [@holder.state == :at_risk, @holder.token, planned_at] }
         return nil unless @mutex.synchronize { refresh(sent_at) }
@@ -91,26 +68,19 @@ module LeaseMachines
         [token, sent_at, sent_at - due]
       end
 
-      # Inside @mutex: starts an attempt, unless the Holder allows none now
-      # (past `max_hold`: renewals have ended for good).
       def refresh(at)
         @renewals_ended ||= !done? && !@holder.renewal_allowed?(at)
         @holder.refresh(at)
       end
 
-      # When this renewal was planned: renew_after past the last
-      # confirmation, or the retry after a failed attempt.
-      def planned_at
-        @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
-      end
+      def planned_at = @retry_at || (@holder.confirmed_at + @holder.cadence.renew_after)
 
       def answer(result, sent_at)
         case result
         when Decision
           @mutex.synchronize do
             next expire(result.reason) unless result.renewed?
-            # A confirmation that arrives once the holder is lost (its TTL
-            # ran out while the renewal was in flight) changes nothing.
+            # A confirmation arriving once the TTL ran out while in flight changes nothing.
             next unless @holder.confirm(token: result.lease.token, at: sent_at)
 
             @lease = result.lease
@@ -121,9 +91,7 @@ module LeaseMachines
         end
       end
 
-      def retry_interval
-        (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
-      end
+      def retry_interval = (@holder.cadence.renew_after / 10.0).clamp(0.001, 1.0)
 
       def at_risk
         @calls.emit(:at_risk, self, status: :at_risk)

@@ -1,58 +1,35 @@
 # frozen_string_literal: true
 
+require_relative "../fork_hook"
+
 module LeaseMachines
   module Runtime
-    # The renewal thread: one per process and clock, renewing every lease
-    # held by `hold`, each when its Holder says it is due. Renewals run one
-    # after another (every store call has the store's own timeout); the
-    # holds of one store due in the same tick are renewed together, in one
-    # transaction ({RenewalBatch}).
+    # The renewal thread: one per process and clock, renewing every lease held by `hold`.
     class Scheduler
-      # How long {#settle} waits, at most, in real seconds.
       SETTLE_TIMEOUT = 5.0
-      # Seconds the default clock's thread stays once nothing is held, so
-      # back-to-back holds do not start a thread each (other clocks: none).
       LINGER = 1.0
-      # The tick, in seconds: on the default clock, the holds due within it
-      # of the first due are renewed with it, a few ms early (other clocks:
-      # only the holds due at the same instant).
       TICK = 0.005
 
-      class << self
-        # @api private: whether the holds of one store due in the same tick
-        # are renewed in one transaction (true); false: each alone, as
-        # before 0.x (the benchmarks' baseline).
-        attr_accessor :batching
-      end
-      self.batching = true
-
-      # Weak: a test's Testing::Clock and its idle scheduler go away with the
-      # test (a scheduler whose thread runs is kept alive by that thread).
+      # Weak: a test's clock and its idle scheduler go away with the test.
       @schedulers = ObjectSpace::WeakMap.new
       @mutex = Mutex.new
 
       class << self
-        # The scheduler of `clock` in this process.
-        def for(clock)
-          @mutex.synchronize { @schedulers[clock] ||= new(clock) }
-        end
+        attr_accessor :batching
 
-        # Waits (real time) until the scheduler of `clock` has nothing due
-        # and nothing running: {Testing::Clock#advance} after moving the clock.
-        def settle(clock)
-          scheduler = @mutex.synchronize { @schedulers[clock] }
-          scheduler&.settle
-        end
+        def for(clock) = @mutex.synchronize { @schedulers[clock] ||= new(clock) }
 
-        # @api private: in a forked child, forget the parent's schedulers
-        # (their threads do not exist here).
+        def settle(clock) = @mutex.synchronize { @schedulers[clock] }&.settle
+
         def forget_all
           @mutex = Mutex.new
           @schedulers = ObjectSpace::WeakMap.new
         end
       end
+      self.batching = true
+      # In a forked child the parent's schedulers are forgotten: no renewal thread there for the parent's leases.
+      ForkHook.in_child { forget_all }
 
-      # @return [#now, #wait]
       attr_reader :clock
 
       def initialize(clock)
@@ -69,13 +46,11 @@ module LeaseMachines
         @sleeping_until = nil
       end
 
-      # Starts renewing `held` (and the thread, when it is not running).
       def add(held)
         @mutex.synchronize do
           at = held.due_at
           @due.set(held, at)
           if @thread&.alive?
-            # Wake the thread only when it would otherwise sleep past this one.
             @wake.signal if @sleeping_until.nil? || (at && at < @sleeping_until)
           else
             @thread = Thread.new { run }
@@ -83,8 +58,6 @@ module LeaseMachines
         end
       end
 
-      # Stops renewing `held`. With nothing left the thread is woken now, so
-      # that it lingers from now, not from the removed hold's next renewal.
       def remove(held)
         @mutex.synchronize do
           @due.delete(held)
@@ -93,17 +66,10 @@ module LeaseMachines
         end
       end
 
-      # @return [Integer] the holds being renewed
-      def size
-        @mutex.synchronize { @due.size + @running.size }
-      end
+      def size = @mutex.synchronize { @due.size + @running.size }
 
-      # @return [Thread, nil] the renewal thread, while it runs
-      def thread
-        @mutex.synchronize { @thread if @thread&.alive? }
-      end
+      def thread = @mutex.synchronize { @thread if @thread&.alive? }
 
-      # See {.settle}.
       def settle
         return if Thread.current.equal?(@thread)
 
@@ -114,9 +80,7 @@ module LeaseMachines
         end
       end
 
-      def inspect
-        "#<#{self.class.name} holds=#{size} clock=#{@clock.inspect}>"
-      end
+      def inspect = "#<#{self.class.name} holds=#{size} clock=#{@clock.inspect}>"
       alias to_s inspect
 
       private
@@ -135,9 +99,6 @@ module LeaseMachines
         end
       end
 
-      # Renews the holds due now: one batch per store (a hold alone, or on
-      # an in-memory Authority, renewed by itself), then plans each again
-      # (unless its hold ended meanwhile).
       def renew(due)
         groups = Scheduler.batching ? due.group_by(&:renewal_store) : { nil => due }
         groups.each do |store, helds|
@@ -167,8 +128,6 @@ module LeaseMachines
                         "#{e.class}: #{e.message} (#{helds.map(&:subject).join(', ')})")
       end
 
-      # Nothing is held: true once the linger is over (the thread ends), else
-      # waits for a new hold or the end of the linger. Inside @mutex.
       def done_lingering?
         @linger_until ||= @clock.now + @linger
         left = @linger_until - @clock.now
@@ -181,7 +140,6 @@ module LeaseMachines
         false
       end
 
-      # Inside @mutex: the holds due by `limit`, moved from @due to @running.
       def take_due(limit)
         due = []
         while (entry = @due.first) && entry.last <= limit
@@ -200,9 +158,6 @@ module LeaseMachines
         @sleeping_until = nil
       end
 
-      # The holds due now (and within the tick of the first), taken from
-      # the queue while they are renewed, waiting on the clock until one is;
-      # nil (and the thread ends) once nothing is held.
       def next_due
         @mutex.synchronize do
           loop do

@@ -2,15 +2,10 @@
 
 module LeaseMachines
   module Sidekiq
-    # `on_enqueue: :skip_if_held` (docs/JOBS.md): a job pushed while its
-    # lease is held is not enqueued (the middleware returns nil: Sidekiq's
-    # way of stopping a push; `perform_async` returns nil). Only a job's first
-    # push is checked: a job the server middleware reschedules has been
-    # enqueued once, and Sidekiq's retries do not pass the client chain.
+    # `on_enqueue: :skip_if_held` at a job's first push (the middleware returns nil: Sidekiq's way of stopping one).
     class ClientMiddleware
       include ::Sidekiq::ClientMiddleware if defined?(::Sidekiq::ClientMiddleware)
 
-      # The payload key counting a job's reschedules ({ServerMiddleware}).
       RESCHEDULES = "lease_reschedules"
 
       def call(job_class, payload, _queue, _redis_pool)
@@ -24,8 +19,6 @@ module LeaseMachines
 
       private
 
-      # Sidekiq gives the class, or its name (a job pushed by name, e.g.
-      # from another app): a name not loaded here has no declaration here.
       def checked_option(job_class)
         job_class = loaded(job_class) if job_class.is_a?(String)
         job_class.is_a?(Module) ? Sidekiq.lease_option(job_class) : nil

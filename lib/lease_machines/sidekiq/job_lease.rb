@@ -2,13 +2,10 @@
 
 module LeaseMachines
   module Sidekiq
-    # `lease` inside a Sidekiq job: the running job's {Runtime::Held}, set
-    # by the server middleware (nil for a job that declares none).
+    # `lease` inside a Sidekiq job: its {Runtime::Held}, set by the server middleware (nil when it declares none).
     module JobLease
       attr_writer :lease
 
-      # @raise [NotLeasedError] in a job that declares a lease whose
-      #   `perform` runs outside the middleware (called directly)
       def lease
         held = @lease || LeaseMachines.current_lease
         return held if held || Sidekiq.lease_option(self.class).nil?

@@ -2,15 +2,10 @@
 
 module LeaseMachines
   module Sidekiq
-    # `sidekiq_options lease: {...}` on a job class: checked when the class
-    # declares it (by {Jobs::LeaseOption}, as ActiveJob's `leased`), and kept
-    # on the class instead of in Sidekiq's options, which Sidekiq copies into
-    # every pushed job: the resource callable never reaches Redis. Prepended
-    # to Sidekiq's job ClassMethods by `require "lease_machines/sidekiq"`.
+    # `sidekiq_options lease:`, checked when declared and kept on the class: the resource callable never reaches Redis.
     module LeaseDeclaration
       include Jobs::Declaration
 
-      # Sidekiq's own, minus the `lease` key, which is checked and kept here.
       def sidekiq_options(opts = {})
         opts = opts.transform_keys(&:to_s)
         if opts.key?("lease")

@@ -2,19 +2,13 @@
 
 module LeaseMachines
   module Sidekiq
-    # Holds a job's lease around `perform`, for the jobs that declare one
-    # (docs/JOBS.md), and does what `on_conflict` says when it is held. On Sidekiq::Shutdown the lease is released as for any
-    # exception, so the job's next run need not wait out the TTL; the token
-    # fences the old thread if it writes anyway.
+    # Holds a job's lease around `perform` and does what `on_conflict` says when it is held. On Sidekiq::Shutdown
+    # the lease is released as for any exception; the token fences the old thread if it writes anyway.
     class ServerMiddleware
       include ::Sidekiq::ServerMiddleware if defined?(::Sidekiq::ServerMiddleware)
 
-      # What a rescheduled job does not carry over: it is a new run, not a retry.
       FORGOTTEN_ON_RESCHEDULE = %w[enqueued_at error_message error_class failed_at retry_count].freeze
-      # Sidekiq::ServerMiddleware gives `logger` from 6.5; 6.4's middleware has none.
-      def logger
-        ::Sidekiq.logger
-      end
+      def logger = ::Sidekiq.logger
 
       def call(job, payload, _queue, &)
         option = Sidekiq.lease_option(job.class)

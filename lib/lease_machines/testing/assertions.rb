@@ -2,14 +2,8 @@
 
 module LeaseMachines
   module Testing
-    # Minitest assertions (`include LeaseMachines::Testing::Assertions` in a
-    # test class; ActiveSupport::TestCase is a Minitest::Test). They watch
-    # the lease events ({LeaseMachines.subscribe}), so they see the leases of
-    # any store and of {Testing.bypass!}.
+    # Minitest assertions, watching the lease events (so any store and {Testing.bypass!}).
     module Assertions
-      # Asserts that the block took a lease on `resource` (or, under
-      # `limit:`, one of its slots) and let it go before it returned.
-      # @return the block's value
       def assert_leased(resource, message = nil)
         events = []
         subscriber = LeaseMachines.subscribe do |name, payload|
@@ -25,11 +19,7 @@ module LeaseMachines
         value
       end
 
-      # Asserts that the block raised FencedError (a fenced write, refused).
-      # @return [FencedError]
-      def assert_fenced(message = nil, &)
-        assert_raises(FencedError, *message, &)
-      end
+      def assert_fenced(message = nil, &) = assert_raises(FencedError, *message, &)
     end
   end
 end

@@ -1,24 +1,16 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # The test modes' switches (docs/JOBS.md, "Testing a leased job").
+  # The test modes and their switches (docs/JOBS.md, "Testing a leased job").
   module Testing
-    # Switches the test modes, for the whole process (the renewal thread and
-    # a job's threads see what the test set). A switch is made under a
-    # Mutex; the block forms restore the mode they found, however the block
-    # ends, so they nest. Tests that switch modes should not run in parallel
-    # threads of one process (as with Sidekiq::Testing's modes).
+    # Switches the test modes, for the whole process (the renewal thread and a job's threads see what the test set).
     module Mode
       MODES = { bypass: -> { Bypass.new }, occupied: -> { Occupied.new }, fenced: -> { Fenced.new } }.freeze
       LOCK = Mutex.new
 
       class << self
-        # @return [Symbol, nil] :bypass, :occupied, :fenced, or nil (normal)
-        def current
-          TestMode.current&.name
-        end
+        def current = TestMode.current&.name
 
-        # Turns `name` on (nil: normal); returns the mode it replaced.
         def switch(name)
           mode = name && MODES.fetch(name) { raise ArgumentError, "unknown test mode #{name.inspect}" }.call
           LOCK.synchronize do
@@ -28,7 +20,6 @@ module LeaseMachines
           end
         end
 
-        # Runs the block in mode `name`, then restores the mode it found.
         def within(name)
           raise ArgumentError, "LeaseMachines::Testing.#{name} needs a block (or call #{name}!)" unless block_given?
 
@@ -42,37 +33,68 @@ module LeaseMachines
       end
     end
 
+    # `Testing.bypass!`: a job's lease granted by a fresh in-memory store nobody else holds.
+    class Bypass
+      def name = :bypass
+
+      def hold(option, resource, &)
+        Stores::Memory.new.authority(resource).hold(owner: LeaseMachines.configuration.owner, ttl: option.ttl,
+                                                    limit: option.limit, max_hold: option.max_hold, &)
+      end
+
+      def guard(_resource, _token) = nil
+
+      def held? = false
+    end
+
+    # `Testing.occupied!`: every job's lease refused, as held by another owner.
+    class Occupied
+      def name = :occupied
+
+      def hold(option, resource, &)
+        owner = LeaseMachines.configuration.owner
+        authority = Stores::Memory.new.authority(resource)
+        authority.acquire(owner: owner.zero? ? 1 : owner - 1, ttl: option.ttl)
+        authority.hold(owner: owner, ttl: option.ttl, wait: 0, &)
+      end
+
+      def guard(_resource, _token) = nil
+
+      def held? = true
+    end
+
+    # `Testing.fenced!`: leases as under {Bypass}, every fenced write refused with FencedError before any statement.
+    class Fenced < Bypass
+      def name = :fenced
+
+      def guard(resource, token)
+        raise FencedError.new(resource: resource, token: token, highest: token + 1)
+      end
+    end
+
     class << self
-      # Every job's lease granted at once, without a store (see {Bypass}).
       def bypass!
         Mode.switch(:bypass)
         nil
       end
 
-      # Every job's lease refused, as held by another owner (see {Occupied}).
       def occupied!
         Mode.switch(:occupied)
         nil
       end
 
-      # Jobs get their leases, fences refuse every write (see {Fenced}).
       def fenced!
         Mode.switch(:fenced)
         nil
       end
 
-      # Back to normal: leases from the configured store, fences that compare.
       def disable!
         Mode.switch(nil)
         nil
       end
 
-      # @return [Symbol, nil] the mode in force: :bypass, :occupied, :fenced, or nil
-      def mode
-        Mode.current
-      end
+      def mode = Mode.current
 
-      # The block forms: the mode for the block, then the one before.
       def bypass(&) = Mode.within(:bypass, &)
 
       def occupied(&) = Mode.within(:occupied, &)

@@ -2,15 +2,10 @@
 
 module LeaseMachines
   class Web
-    # A force release made from the UI ({Stores::Store#force_release}): the
-    # release, then a `force_released` event and a warning in the gem's log,
-    # both naming who asked.
+    # A force release made from the UI ({Stores::Store#force_release}).
     module ForceRelease
       module_function
 
-      # @param by [String] who asked (the UI's `who:`)
-      # @return [Stores::Status, nil] the state before the release; nil when
-      #   the resource has no row (nothing was written, nothing told)
       def run(store, name, by:)
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         before = store.force_release(name)
@@ -25,7 +20,6 @@ module LeaseMachines
         before
       end
 
-      # What the release did, in words.
       def what(before)
         lease = before.lease
         return "it had no lease (last issued #{before.last_issued || '-'})" unless lease

@@ -5,18 +5,12 @@ require "uri"
 
 module LeaseMachines
   class Web
-    # What the views write: every value escaped as HTML text from valid
-    # UTF-8 (bytes that are not become U+FFFD), URLs built from encoded
-    # parameters, and the words for a resource's state and times.
+    # What the views write: every value escaped as HTML from valid UTF-8, URLs, states and times in words.
     module HTML
       module_function
 
-      # @return [String] `value` as HTML text, safe in an element or a quoted attribute
-      def h(value)
-        ERB::Util.html_escape(utf8(value.to_s))
-      end
+      def h(value) = ERB::Util.html_escape(utf8(value.to_s))
 
-      # @return [String] `text` as valid UTF-8
       def utf8(text)
         if text.encoding == Encoding::UTF_8 || text.encoding == Encoding::BINARY
           text = text.dup.force_encoding(Encoding::UTF_8) unless text.encoding == Encoding::UTF_8
@@ -26,7 +20,6 @@ module LeaseMachines
         end
       end
 
-      # @return [String] `path` with the query of `params` (nil values left out), not yet HTML-escaped
       def url(path, params = {})
         params = params.reject { |_key, value| value.nil? || value == "" }
         return path if params.empty?
@@ -34,14 +27,12 @@ module LeaseMachines
         "#{path}?#{URI.encode_www_form(params.transform_values { |value| utf8(value.to_s) })}"
       end
 
-      # @return [String] "held", "expired" (a lease past its expiry) or "free"
       def state(status)
         return "free" unless status.lease
 
         status.held? ? "held" : "expired"
       end
 
-      # The holder in words: the label it gave, else its owner id.
       def holder(status)
         label = status.label
         return label unless label.nil? || label.empty?
@@ -57,7 +48,6 @@ module LeaseMachines
         span(seconds)
       end
 
-      # Seconds in words: tenths of a second under two minutes, then minutes, hours, days.
       def span(seconds)
         return format("%.1f s", seconds) if seconds < 120
         return "#{(seconds / 60).floor} min" if seconds < 7200
@@ -66,12 +56,8 @@ module LeaseMachines
         "#{(seconds / 86_400).floor} d"
       end
 
-      # @param value [Time, nil]
-      def time(value)
-        value ? value.utc.strftime("%Y-%m-%d %H:%M:%S UTC") : "-"
-      end
+      def time(value) = value ? value.utc.strftime("%Y-%m-%d %H:%M:%S UTC") : "-"
 
-      # When the lease expires (expired), by the store's clock; "-" without one.
       def expiry(status)
         lease = status.lease
         lease ? time(Time.at(0, lease.expires_at_ns, :nsec)) : "-"

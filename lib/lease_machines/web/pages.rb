@@ -2,30 +2,20 @@
 
 module LeaseMachines
   class Web
-    # The pages, whoever serves them (the standalone app, a Sidekiq Web tab):
-    # each takes the request's parameters and a {Frame} and answers a {Page}.
-    # No parameter reaches the store but a resource name, checked by the
-    # stores' rule and bound by their statements.
+    # The pages, whoever serves them. No parameter reaches the store but a resource name, checked and bound.
     class Pages
-      # An answer: a status, a title, the body's HTML (or a redirect's location).
       Page = Struct.new(:status, :title, :body, :location, keyword_init: true)
 
-      # Where the pages live, as links: `index_path` the list, `base` the
-      # prefix of the other pages; `csrf_field` the HTML of the forms' CSRF
-      # field (made by whoever checks it); `read_only` no release.
       Frame = Struct.new(:index_path, :base, :csrf_field, :read_only, keyword_init: true) do
         def path(action, params = {}) = HTML.url("#{base}/#{action}", params)
         def index(params = {}) = HTML.url(index_path, params)
       end
 
-      # The fence's mark of a resource, or why it cannot be read.
       Mark = Struct.new(:highest, :error)
 
       VIEWS = Views.new.freeze
       private_constant :VIEWS
 
-      # @param store [#call] returns the store
-      # @param events [RecentEvents, nil]
       def initialize(store:, fences:, per_page:, events:)
         @store = store
         @fences = fences
@@ -51,7 +41,6 @@ module LeaseMachines
         end
       end
 
-      # The confirmation step of a release.
       def confirm(params, frame)
         return read_only(frame) if frame.read_only
 
@@ -62,8 +51,6 @@ module LeaseMachines
         end
       end
 
-      # The release, once confirmed (the caller checked CSRF); refused when
-      # the lease changed since the confirmation (another token).
       def release(params, frame, by:)
         return read_only(frame) if frame.read_only
 
@@ -80,27 +67,18 @@ module LeaseMachines
         end
       end
 
-      # @return [String] the standalone app's whole HTML document of `page`
-      def layout(frame, page)
-        VIEWS.layout(frame, page.title, page.body)
-      end
+      def layout(frame, page) = VIEWS.layout(frame, page.title, page.body)
 
-      def not_found(frame)
-        message(frame, 404, "No such page.", nil)
-      end
+      def not_found(frame) = message(frame, 404, "No such page.", nil)
 
-      # @param link [Array(String, String), nil] a link's text and path
       def message(frame, status, text, link)
         Page.new(status: status, title: text[0, 80], body: VIEWS.message(frame, text, link))
       end
 
-      def read_only(frame)
-        message(frame, 403, "This UI is read-only: nothing can be released from it.", nil)
-      end
+      def read_only(frame) = message(frame, 403, "This UI is read-only: nothing can be released from it.", nil)
 
       private
 
-      # Store errors (unreachable, not configured) as a 503 page.
       def guarded(frame)
         yield
       rescue Error => e
@@ -136,9 +114,7 @@ module LeaseMachines
         Mark.new(nil, e.message)
       end
 
-      def back(frame, name)
-        ["Back to #{name}", frame.path("resource", "name" => name)]
-      end
+      def back(frame, name) = ["Back to #{name}", frame.path("resource", "name" => name)]
     end
   end
 end

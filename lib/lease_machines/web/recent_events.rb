@@ -2,29 +2,18 @@
 
 module LeaseMachines
   class Web
-    # The last events this process saw ({LeaseMachines.subscribe}), of every
-    # resource, in a ring of fixed size: what a resource's page lists. One
-    # per process ({.shared}), subscribed when the first UI that shows events
-    # is built: the events of other processes (the workers) are not in it.
+    # The last events this process saw ({LeaseMachines.subscribe}), of every resource, in a ring of fixed size.
     class RecentEvents
-      # Events kept, of all resources together.
       CAPACITY = 1000
 
-      # One event: when this process saw it, its name, its payload.
       Entry = Struct.new(:at, :name, :payload)
 
       SHARED_LOCK = Mutex.new
       private_constant :SHARED_LOCK
 
-      # @return [RecentEvents] the process's ring, subscribed on first use
-      def self.shared
-        SHARED_LOCK.synchronize { @shared ||= new(CAPACITY).install }
-      end
+      def self.shared = SHARED_LOCK.synchronize { @shared ||= new(CAPACITY).install }
 
-      # @return [Time] when it began listening
-      attr_reader :since
-      # @return [Integer]
-      attr_reader :capacity
+      attr_reader :since, :capacity
 
       def initialize(capacity)
         unless capacity.is_a?(Integer) && capacity.positive?
@@ -38,13 +27,11 @@ module LeaseMachines
         @since = Time.now
       end
 
-      # @return [self]
       def install
         LeaseMachines.subscribe(self)
         self
       end
 
-      # The subscriber: keeps the event, dropping the oldest when full.
       def call(name, payload)
         entry = Entry.new(Time.now, name, payload).freeze
         @lock.synchronize do
@@ -54,7 +41,6 @@ module LeaseMachines
         nil
       end
 
-      # @return [Array<Entry>] the kept events of `resource`, newest first
       def of(resource)
         @lock.synchronize do
           oldest_first = @entries.size < @capacity ? @entries : @entries[@next..] + @entries[0, @next]

@@ -4,18 +4,13 @@ require "uri"
 
 module LeaseMachines
   class Web
-    # One request to the standalone app, read with the standard library only
-    # (no Rack code): the method, the path inside the mount, the parameters
-    # of the query and of a form body, the cookies.
+    # One request to the standalone app, read with the standard library only (no Rack code).
     class Request
-      # Bytes of a form body read at most: the forms here carry a name, a
-      # token and the CSRF field.
       MAX_BODY = 64 * 1024
       FORM = "application/x-www-form-urlencoded"
       private_constant :MAX_BODY, :FORM
 
-      # A request this app cannot read (a bad %-escape, a body too large):
-      # answered 400 with the message.
+      # A request this app cannot read (a bad %-escape, a body too large): answered 400 with the message.
       class BadRequest < Error; end
 
       attr_reader :env
@@ -24,32 +19,21 @@ module LeaseMachines
         @env = env
       end
 
-      def method
-        @env["REQUEST_METHOD"]
-      end
+      def method = @env["REQUEST_METHOD"]
 
-      # The path inside the mount, "/" for the mount itself.
       def path
         path = @env["PATH_INFO"].to_s
         path.empty? ? "/" : path
       end
 
-      # Where the app is mounted ("" at the root).
-      def script_name
-        @env["SCRIPT_NAME"].to_s
-      end
+      def script_name = @env["SCRIPT_NAME"].to_s
 
-      def https?
-        @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
-      end
+      def https? = @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
 
-      # @return [Hash{String => String}] the query's parameters, then the
-      #   form body's (a POST), the last of a repeated name winning
       def params
         @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
       end
 
-      # @return [Hash{String => String}]
       def cookies
         @cookies ||= @env["HTTP_COOKIE"].to_s.split(/;\s*/).each_with_object({}) do |pair, cookies|
           key, value = pair.split("=", 2)
@@ -71,8 +55,6 @@ module LeaseMachines
         decode(body, "form")
       end
 
-      # Parameter names and values as UTF-8 (bytes that are not UTF-8 become
-      # U+FFFD).
       def decode(text, what)
         URI.decode_www_form(text.b, Encoding::UTF_8).to_h
       rescue ArgumentError => e

@@ -6,23 +6,11 @@ require "lease_machines/web"
 
 module LeaseMachines
   class Web
-    # The UI's pages as a tab of Sidekiq Web, registered through the
-    # running Sidekiq's own extension API (one adapter per API: sidekiq_tab/):
-    #
-    #   require "lease_machines/web/sidekiq_tab"
-    #   LeaseMachines::Web::SidekiqTab.register(LeaseMachines::Web.new(store: store))
-    #
-    # Inside Sidekiq Web the forms carry Sidekiq's own CSRF protection (a
-    # session token on 6 and 7, the browser's Sec-Fetch-Site on 8), in place
-    # of the standalone app's. One tab per process: a later `register`
-    # replaces the UI the tab serves.
+    # The UI's pages as a Sidekiq Web tab (one adapter per extension API), behind Sidekiq's own CSRF protection.
     module SidekiqTab
-      # The tab's path under Sidekiq Web's root.
       INDEX = "leases"
-      # Sidekiq renders a String as an ERB template: the page's HTML goes in
-      # as a local, never as template source.
+      # The page's HTML goes in as a local, never as template source.
       BODY = "<%= lease_machines_body %>"
-      # The pages each route serves.
       ROUTES = [[:get, "", :index], [:get, "/resource", :resource], [:get, "/release", :confirm],
                 [:post, "/release", :release]].freeze
       private_constant :BODY, :ROUTES
@@ -31,13 +19,8 @@ module LeaseMachines
       @web = nil
 
       class << self
-        # @return [Web, nil] the UI the tab serves
         attr_reader :web
 
-        # Adds the tab (once per process) and serves `web` in it.
-        # @param web [Web]
-        # @param tab [String] the tab's label
-        # @return [Web]
         def register(web = Web.new, tab: "Leases")
           raise TypeError, "web must be a LeaseMachines::Web, got #{web.inspect}" unless web.is_a?(Web)
           raise TypeError, "tab must be a String, got #{tab.inspect}" unless tab.is_a?(String)
@@ -50,7 +33,6 @@ module LeaseMachines
           web
         end
 
-        # @return [Module] the adapter of the running Sidekiq's extension API
         def adapter
           version = Gem::Version.new(::Sidekiq::VERSION)
           return Sidekiq8 if version >= Gem::Version.new("8.0")
@@ -59,7 +41,6 @@ module LeaseMachines
           Sidekiq6
         end
 
-        # @api private: one request, in the Sidekiq Web action that routed it
         def serve(action, page)
           web = @web
           frame = Pages::Frame.new(index_path: "#{action.root_path}#{INDEX}", base: "#{action.root_path}#{INDEX}",
@@ -81,8 +62,6 @@ module LeaseMachines
           web.pages.public_send(page, params, frame)
         end
 
-        # @return [Array(Hash, nil), Array(nil, String)] the parameters, or
-        #   why Rack cannot read the query or the form
         def params(action)
           [action.request.params, nil]
         rescue ArgumentError => e
@@ -93,15 +72,34 @@ module LeaseMachines
       # What Sidekiq Web calls with its application class: the tab's routes.
       module Extension
         def self.registered(app)
-          ROUTES.each do |method, path, page|
-            app.public_send(method, "/#{INDEX}#{path}") { SidekiqTab.serve(self, page) }
+          ROUTES.each { |method, path, page| app.public_send(method, "/#{INDEX}#{path}") { SidekiqTab.serve(self, page) } }
+        end
+      end
+
+      # Sidekiq 6 (and 7.0 to 7.2): `Sidekiq::Web.register(extension)` calls `extension.registered(app)`; the tab is
+      # an entry of `Sidekiq::Web.tabs`.
+      module Sidekiq6
+        def self.register(extension, tab:, index:)
+          ::Sidekiq::Web.register(extension)
+          ::Sidekiq::Web.tabs[tab] = index
+        end
+      end
+
+      # Sidekiq 7.3: `Sidekiq::Web.register(extension, name:, tab:, index:)` adds the tab and calls `registered`.
+      module Sidekiq7
+        def self.register(extension, tab:, index:)
+          ::Sidekiq::Web.register(extension, name: "lease_machines", tab: tab, index: index)
+        end
+      end
+
+      # Sidekiq 8: `Sidekiq::Web.configure`, before the first request (Sidekiq freezes its configuration then).
+      module Sidekiq8
+        def self.register(extension, tab:, index:)
+          ::Sidekiq::Web.configure do |config|
+            config.register_extension(extension, name: "lease_machines", tab: tab, index: index)
           end
         end
       end
     end
   end
 end
-
-require_relative "sidekiq_tab/sidekiq6"
-require_relative "sidekiq_tab/sidekiq7"
-require_relative "sidekiq_tab/sidekiq8"

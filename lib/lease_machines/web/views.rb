@@ -4,14 +4,11 @@ require "erb"
 
 module LeaseMachines
   class Web
-    # The pages' HTML, from the ERB templates in views/ (compiled once, into
-    # one method each). A template writes every value through {HTML#h}; the
-    # only HTML it writes unescaped is its own and `frame.csrf_field`.
+    # The pages' HTML, from the ERB templates in views/ (compiled once, into one method each).
     class Views
       include HTML
 
       DIR = File.join(__dir__, "views")
-      # Each template and the arguments its method takes.
       TEMPLATES = {
         index: "frame, listing",
         resource: "frame, status, mark, events, notice",

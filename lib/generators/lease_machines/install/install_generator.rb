@@ -6,13 +6,11 @@ require "lease_machines"
 
 module LeaseMachines
   module Generators
-    # `rails generate lease_machines:install`: a migration with the gem's SQL
-    # copied in (so it never changes under the app when the gem is upgraded)
-    # and config/initializers/lease_machines.rb.
+    # `rails generate lease_machines:install`: the gem's SQL copied into a migration (so an upgrade never changes
+    # it under the app) and an initializer.
     class InstallGenerator < ::Rails::Generators::Base
       include ::Rails::Generators::Migration
 
-      # ActiveRecord adapter name => the gem's folder of SQL (db/<folder>).
       SQL_FOLDERS = { "postgresql" => "postgres", "postgis" => "postgres", "sqlite3" => "sqlite",
                       "mysql2" => "mysql", "trilogy" => "mysql" }.freeze
 
@@ -21,35 +19,20 @@ module LeaseMachines
       class_option :database, type: :string, aliases: "-d",
                               desc: "The store's engine: #{SQL_FOLDERS.keys.join(', ')} (default: the app's adapter)"
 
-      # A refused option ends `rails generate` with a non-zero status.
-      def self.exit_on_failure?
-        true
-      end
+      def self.exit_on_failure? = true
 
-      def self.next_migration_number(dirname)
-        ::ActiveRecord::Generators::Base.next_migration_number(dirname)
-      end
+      def self.next_migration_number(dirname) = ::ActiveRecord::Generators::Base.next_migration_number(dirname)
 
-      # Before anything is written: an engine without tables stops the generator.
-      def check_database
-        sql_folder
-      end
+      def check_database = sql_folder
 
-      def create_migration_file
-        migration_template "migration.rb.tt", "db/migrate/create_lease_machines.rb"
-      end
+      def create_migration_file = migration_template "migration.rb.tt", "db/migrate/create_lease_machines.rb"
 
-      def create_initializer
-        template "initializer.rb.tt", "config/initializers/lease_machines.rb"
-      end
+      def create_initializer = template "initializer.rb.tt", "config/initializers/lease_machines.rb"
 
       private
 
-      def migration_version
-        "[#{::ActiveRecord::Migration.current_version}]"
-      end
+      def migration_version = "[#{::ActiveRecord::Migration.current_version}]"
 
-      # @return [Array<String>] each CREATE statement the engine needs, in order
       def statements
         folder = File.join(Stores::Schema::ROOT, "db", sql_folder)
         Dir.glob("*.sql", base: folder).sort.map do |file|
@@ -69,13 +52,9 @@ module LeaseMachines
         folder
       end
 
-      def supported
-        SQL_FOLDERS.select { |_, folder| File.directory?(File.join(Stores::Schema::ROOT, "db", folder)) }.keys
-      end
+      def supported = SQL_FOLDERS.select { |_, folder| File.directory?(File.join(Stores::Schema::ROOT, "db", folder)) }.keys
 
-      def app_adapter
-        ::ActiveRecord::Base.configurations.configs_for(env_name: ::Rails.env).first&.adapter || "sqlite3"
-      end
+      def app_adapter = ::ActiveRecord::Base.configurations.configs_for(env_name: ::Rails.env).first&.adapter || "sqlite3"
     end
   end
 end
