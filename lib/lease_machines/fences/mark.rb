@@ -2,20 +2,15 @@
 
 module LeaseMachines
   module Fences
-    # One resource's mark as the fence table holds it: the highest token a
-    # guarded write showed, and the owner recorded with it (nil: none). What
-    # `store.reconcile` raises the store's counters to (docs/STORES.md,
-    # "Reconciling after a failover").
+    # One resource's mark as the fence table holds it, and the owner recorded with it
+    # (nil: none): what `store.reconcile` raises the store's counters to.
     Mark = Struct.new(:resource, :highest, :owner, keyword_init: true)
 
     # Where a {Mark} is read from, and how.
     class Mark
-      # Every row of the table with a mark, ordered by resource (bytes).
       SQL = "SELECT resource, highest, #{OWNER_COLUMN} FROM #{TABLE} WHERE highest IS NOT NULL ORDER BY resource".freeze
 
-      # A row of {SQL} as a driver returns it (the resource's bytes taken as
-      # UTF-8, as a name is its bytes; tokens read by {StoredToken}).
-      # @return [Mark]
+      # A row of {SQL} (the resource's bytes taken as UTF-8, as a name is its bytes).
       def self.read(row)
         resource, highest, owner = row
         where = "#{TABLE} row #{resource.inspect}"

@@ -2,23 +2,12 @@
 
 module LeaseMachines
   module Fences
-    # What a fenced row write shows when its model is bound or signed: the
-    # lease's resource name, token, owner and proof (the row does not know
-    # which lease it belongs to). A frozen value, checked when made.
+    # What a fenced row write of a bound or signed model shows: the lease's resource
+    # name, token, owner and proof. A frozen value, checked when made.
     class Pass
-      # @return [String] the lease's resource name
-      attr_reader :resource
-      # @return [Integer] the token
-      attr_reader :token
-      # @return [String, nil] the token's proof (Lease#proof)
-      attr_reader :proof
-      # @return [Integer, nil] the owner the token was granted to (nil: not given)
-      attr_reader :owner
+      attr_reader :resource, :token, :proof, :owner
 
-      # @param lease [Lease, Integer] the lease, or its token
-      # @param proof [String, nil] with a token: its proof
-      # @param owner [Integer, nil] with a token: the owner it was granted to
-      #   (a signed model needs it: the proof signs it)
+      # @param lease [Lease, Integer] the lease, or its token (then `proof:` and `owner:`)
       def initialize(resource, lease, proof: nil, owner: nil)
         @resource = Stores.resource_name(resource, argument: "resource")
         @owner = Token.owner(lease, owner)

@@ -7,26 +7,21 @@ require "lease_machines/stores/sqlite"
 
 module LeaseMachines
   module Fences
-    # Fences in an SQLite database: one row per resource in
-    # `lease_machines_fences`, marks as 20-digit text ({StoredToken}). The
-    # connection: a path (owned by the fence), an SQLite3::Database, or ActiveRecord.
+    # Fences in an SQLite database: one row per resource in `lease_machines_fences`,
+    # marks as 20-digit text ({StoredToken}). The connection: a path (owned by the
+    # fence), an SQLite3::Database, or ActiveRecord.
     class SQLite < Table
-      SCHEMA_SQL = Schema.sql(:sqlite)
+      SCHEMA_SQL = Fences.schema_sql(:sqlite)
       MISSING_TABLE = "no such table: #{TABLE}".freeze
       MISSING_STORE_TABLE = "no such table: #{STORE_TABLE}".freeze
       private_constant :MISSING_TABLE, :MISSING_STORE_TABLE
 
-      # @param connection [String, SQLite3::Database, ActiveRecord] see the class comment
-      # @param busy_timeout [Numeric] seconds a database the fence opens waits
-      #   for the write lock (a database you give keeps its own setting)
-      # @param store [Boolean] the lease store's table (`lease_machines_resources`,
-      #   LeaseMachines::Stores::SQLite) is in this database: admit only
-      #   tokens the store issued for the resource (docs/FENCES.md, "Bound fences")
-      # @param strict [Boolean] with store: admit only the token of the lease
-      #   the store records, live at the host clock
-      # @param signing_keys [Array<String>, nil] the keys of the stores whose
-      #   leases this fence admits: only tokens with a proof one of them made
-      #   pass (ForgedTokenError otherwise; docs/FENCES.md, "Signed tokens")
+      # @param busy_timeout [Numeric] seconds a database the fence opens waits for the
+      #   write lock (a database you give keeps its own setting)
+      # @param store [Boolean] admit only tokens the store issued for the resource (its
+      #   table is in this database; docs/FENCES.md, "Bound fences")
+      # @param strict [Boolean] with store: only the token of the store's lease, live at the host clock
+      # @param signing_keys [Array<String>, nil] admit only tokens with a proof one of them made
       def initialize(connection, busy_timeout: 5.0, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         unless busy_timeout.is_a?(Numeric) && busy_timeout.real? && busy_timeout.finite? && busy_timeout.positive?
@@ -36,11 +31,83 @@ module LeaseMachines
         super(source(connection, (busy_timeout * 1000).ceil), signing_keys)
       end
 
+      # The SQL of an SQLite fence; tokens are bound as their 20-digit text ({StoredToken}).
+      module Statements
+        # The mark rises to a greater token (recording its owner, or NULL), or stays at an
+        # equal one (recording its owner when none was), unless both name owners that differ.
+        def self.on_conflict
+          mark = "#{TABLE}.highest"
+          recorded = "#{TABLE}.lease_owner"
+          "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, " \
+            "lease_owner = CASE WHEN #{mark} = excluded.highest THEN coalesce(#{recorded}, excluded.lease_owner) " \
+            "ELSE excluded.lease_owner END " \
+            "WHERE #{mark} IS NULL OR #{mark} < excluded.highest OR (#{mark} = excluded.highest AND " \
+            "(#{recorded} IS NULL OR excluded.lease_owner IS NULL OR #{recorded} = excluded.lease_owner))"
+        end
+
+        # Raises the mark of ?1 to ?2 for owner ?3, or changes nothing (0 rows: fenced),
+        # under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
+        MARK_SQL = "INSERT INTO #{TABLE} (resource, highest, lease_owner) VALUES (?1, ?2, ?3) #{on_conflict}".freeze
+
+        # `a <= b` and `a < b` for canonical decimal texts: a shorter text is smaller, texts
+        # of one length compare as memcmp.
+        def self.at_most(left, right) = compare(left, "<=", right)
+
+        def self.below(left, right) = compare(left, "<", right)
+
+        def self.compare(left, operator, right)
+          "(length(#{left}) < length(#{right}) OR (length(#{left}) = length(#{right}) AND #{left} #{operator} #{right}))"
+        end
+        private_class_method :compare
+
+        # ?1 resource, ?2 the token's 20-digit text, ?3 its canonical text, ?4 the host
+        # clock in ns, ?5 the owner. (`WHERE` is required before `ON CONFLICT` after a SELECT.)
+        ISSUED = "store.name = ?1 AND #{at_most('?3', 'store.last_issued')}".freeze
+        LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{below('?4', 'store.lease_expires_at_ns')} " \
+               "AND (?5 IS NULL OR store.lease_owner = ?5)".freeze
+        private_constant :ISSUED, :LIVE
+        MARK_SQLS = {
+          any: MARK_SQL,
+          issued: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
+                  "store WHERE #{ISSUED} #{on_conflict}",
+          live: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
+                "store WHERE #{LIVE} #{on_conflict}"
+        }.freeze
+        HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = ?".freeze
+        OWNER_SQL = "SELECT lease_owner FROM #{TABLE} WHERE resource = ?".freeze
+        HAS_OWNER_SQL = "SELECT count(*) FROM pragma_table_info('#{TABLE}') WHERE name = 'lease_owner'".freeze
+        ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR " \
+                        "(lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))".freeze
+        STORE_ROW_SQL = "SELECT last_issued, lease_token, lease_expires_at_ns, lease_owner FROM #{STORE_TABLE} " \
+                        "WHERE name = ?".freeze
+        SAVEPOINT = "lease_machines_fence"
+        BEGIN_SQL = "BEGIN IMMEDIATE"
+        # The host clock in ns (CLOCK_REALTIME, as the SQLite store's clock).
+        CLOCK_NS = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond) }
+
+        # The owner as its decimal text, as the store keeps lease_owner.
+        def self.mark_binds(mode, resource, token, owner = nil)
+          owner = owner&.to_s
+          case mode
+          when :any then [resource, StoredToken.text(token), owner]
+          when :issued then [resource, StoredToken.text(token), token.to_s, nil, owner]
+          else [resource, StoredToken.text(token), token.to_s, CLOCK_NS.call.to_s, owner]
+          end
+        end
+
+        DIALECT = ActiveRecordSession::Dialect.new(
+          engine: "SQLite", adapter: /sqlite/i,
+          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL, owner_sql: OWNER_SQL,
+          owner_column: [HAS_OWNER_SQL, ADD_OWNER_SQL],
+          store_row_sql: STORE_ROW_SQL, clock_ns: CLOCK_NS, setup: ->(sql) { [sql] }
+        ).freeze
+      end
+
       private
 
-      # An SQLite database for the connection sources: never reopened in the
-      # same process; a forked child leaves its parent's untouched (closing
-      # it would upset the parent's locks).
+      # An SQLite database for the connection sources: never reopened in the same
+      # process; a forked child leaves its parent's untouched (closing it would upset
+      # the parent's locks).
       module Database
         extend Stores::Connections::Engine
 
@@ -49,7 +116,7 @@ module LeaseMachines
 
         def self.silence(_session) = nil
 
-        # The session closes it: it finalizes its prepared statements first.
+        # The session finalizes its prepared statements first.
         def self.close(session) = session.close
       end
       private_constant :Database
@@ -110,5 +177,4 @@ module LeaseMachines
   end
 end
 
-require_relative "sqlite/statements"
 require_relative "sqlite/session"

@@ -2,22 +2,11 @@
 
 module LeaseMachines
   module Fences
-    # One `record.fenced_update!(token, attributes)`: the record's unsaved
-    # changes and `attributes`, written with one UPDATE of its row that also
-    # sets the token column, on the condition that the row's token is NULL or
-    # at most `token`:
-    #
-    #   UPDATE reports SET body = $1, lease_token = $2, updated_at = $3
-    #   WHERE reports.id = $4 AND (reports.lease_token IS NULL OR reports.lease_token <= $5)
-    #
-    # It follows ActiveRecord's optimistic locking (`lock_version`): the
-    # attributes are assigned and validated as `update!` does; when no row
-    # was updated the token column (and the timestamps it set) go back to
-    # what they were, the other changes stay unsaved (`changed?` is true,
-    # `reload` shows the row), and the error is raised, here a FencedError
-    # instead of ActiveRecord::StaleObjectError. Save callbacks do not run
-    # (it is one UPDATE, as `update_columns` is); `updated_at`/`updated_on`
-    # are set when the model records timestamps.
+    # One `record.fenced_update!(token, attributes)`: the record's changes and the token
+    # in one UPDATE of its row, on the condition that the row's token is NULL or at most
+    # `token`. As optimistic locking does: assigned and validated as `update!` does; when
+    # no row was updated the token (and timestamps) go back, the other changes stay
+    # unsaved, and a FencedError is raised. No save callbacks run.
     class RowUpdate
       TIMESTAMPS = %w[updated_at updated_on].freeze
 
@@ -27,7 +16,6 @@ module LeaseMachines
         @model = record.class
       end
 
-      # @return [true]
       def run(token, attributes, resource, owner = nil)
         @resource = resource
         @owner = owner
@@ -57,8 +45,7 @@ module LeaseMachines
         raise ::ActiveRecord::ReadOnlyRecord, "#{@model} is marked as readonly" if @record.readonly?
       end
 
-      # Sets the token, the timestamps and the lock version on the record,
-      # returning what they were.
+      # Sets the token, the timestamps and the lock version; returns what they were.
       def mark(token)
         written = { @column.name => @record[@column.name] }
         touched.each { |name| written[name] = @record[name] }
@@ -77,9 +64,7 @@ module LeaseMachines
         end
       end
 
-      # The record's changes, and always the token (and the lock version,
-      # when the model has one): the mark is written even when the record
-      # already showed this token.
+      # Always the token (and lock version) too: written even when the record showed it.
       def update(written)
         names = @record.changed_attribute_names_to_save | written.keys
         token = @record[@column.name]
@@ -102,13 +87,8 @@ module LeaseMachines
       def refuse(token)
         row = @model.unscoped.where(@model.primary_key => @record.id_in_database)
         described = "#{@model.name} #{@model.primary_key}=#{@record.id_in_database.inspect}"
-        error = { resource: described, token: token, highest: row.pick(@column.name), record: @record }
-        raise Refusals.report(FencedError.new(**error)) if token.zero?
-
-        reissued = @column.reissued(row, @owner, **error)
-        raise Refusals.report(reissued) if reissued
-
-        raise @column.admission.refusal(@model, @resource, **error)
+        raise @column.refusal(row, @owner, @resource, resource: described, token: token, highest: row.pick(@column.name),
+                                                      record: @record)
       end
     end
   end

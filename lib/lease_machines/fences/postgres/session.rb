@@ -3,26 +3,21 @@
 module LeaseMachines
   module Fences
     class Postgres < Table
-      # One PG::Connection as a guard uses it: the store's session plus the
-      # guard's statements. The mark is prepared once per server session, and
-      # again after a reconnect or DISCARD ALL.
+      # One PG::Connection as a guard uses it: the store's session plus the guard's
+      # statements. The mark is prepared once per server session (again after a
+      # reconnect or DISCARD ALL).
       class Session < Stores::Postgres::Session
         include Statements
+        include Admission::Reads
 
-        # The prepared mark's name, per {Admission} mode. `_owner`: the
-        # statements that take the grant's owner (three parameters), named
-        # apart from the two-parameter ones of 0.3, which a server session a
-        # pooler shares with an app still on 0.3 may hold under the old names.
+        # Per {Admission} mode. `_owner`: the three-parameter statements, named apart from
+        # 0.3's, which a server session a pooler shares with an app on 0.3 may hold.
         MARK_NAMES = { any: "lease_machines_fence_mark_owner", issued: "lease_machines_fence_mark_issued_owner",
                        live: "lease_machines_fence_mark_live_owner" }.freeze
         # Per mark name: connection => the backend pid it was prepared in.
         PREPARED = MARK_NAMES.values.to_h { |name| [name, ObjectSpace::WeakMap.new] }.freeze
         private_constant :PREPARED
 
-        # @return [Failures]
-        attr_reader :failures
-
-        # @param admission [Admission] which tokens the mark admits
         def initialize(connection, failures, prepared: true, admission: Admission.new(:any))
           super(connection)
           @failures = failures
@@ -31,22 +26,19 @@ module LeaseMachines
           @mark_name = MARK_NAMES.fetch(admission.mode)
         end
 
-        # What the guard's block is given.
         def argument
           @connection
         end
 
-        # Checks the connection before a call and reconnects a broken one;
-        # one inside the caller's transaction is taken as it is.
-        # @return [self]
+        # Reconnects a broken connection; one inside the caller's transaction is taken as it is.
         def ready
           usable
         rescue PG::Error => e
           raise @failures.statement(e, "could not reconnect")
         end
 
-        # Only a connection that broke: one with a query in flight may be the
-        # caller's, whose transaction a reconnect would end.
+        # Only a connection that broke: one with a query in flight may be the caller's,
+        # whose transaction a reconnect would end.
         def broken?
           @connection.status != PG::CONNECTION_OK
         end
@@ -70,43 +62,26 @@ module LeaseMachines
           open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token, owner)
         end
 
-        # @return [Integer, nil] the resource's mark
         def highest(resource)
-          result = @connection.exec_params(HIGHEST_SQL, [resource])
-          value = result.ntuples.zero? ? nil : result.getvalue(0, 0)
-          StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
+          stored(value(HIGHEST_SQL, resource), resource)
         end
 
-        # @return [Array<Array>] the rows of {Mark::SQL}
         def mark_rows
           @connection.exec(Mark::SQL).values
         end
 
-        # @return [Integer, nil] the owner recorded with the resource's mark
         def mark_owner(resource)
-          result = @connection.exec_params(OWNER_SQL, [resource])
-          value = result.ntuples.zero? ? nil : result.getvalue(0, 0)
-          StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
+          stored(value(OWNER_SQL, resource), resource, OWNER_COLUMN)
         end
 
-        # @return [Array(Integer, Integer, Integer, Integer), nil] the store's
-        #   row of `resource` (last_issued, lease_token, lease_expires_at_ns)
-        #   and the database clock in ns; nil when the store has no row for it
+        # The store's last_issued, lease_token, lease_expires_at_ns, the database clock
+        # in ns, and lease_owner; nil when the store has no row for `resource`.
         def store_row(resource)
-          result = @connection.exec_params(STORE_ROW_SQL, [resource])
-          return nil if result.ntuples.zero?
-
-          where = "#{STORE_TABLE} row #{resource.inspect}"
-          result.values.first.map { |value| StoredToken.read(value, where) }
+          store_values(@connection.exec_params(STORE_ROW_SQL, [resource]).values.first, resource)
         end
 
-        # @return [FencedError] the error for a refused mark
-        def refusal(resource, token, owner = nil)
-          @admission.refusal(self, resource, token, owner: owner)
-        end
-
-        # Runs `sql` in a transaction of its own (or under a savepoint inside
-        # the caller's), with concurrent setups serialized by an advisory lock.
+        # In a transaction of its own (or a savepoint in the caller's), concurrent setups
+        # serialized by an advisory lock.
         def setup(sql)
           joined = in_transaction?
           begin
@@ -136,9 +111,13 @@ module LeaseMachines
 
         private
 
-        # A prepared mark that vanished (DISCARD ALL) fails before anything
-        # was written: go back, prepare it again, start over, once.
-        # @return [Integer] the rows the mark changed
+        def value(sql, resource)
+          result = @connection.exec_params(sql, [resource])
+          result.ntuples.zero? ? nil : result.getvalue(0, 0)
+        end
+
+        # A prepared mark that vanished (DISCARD ALL) fails before anything was written:
+        # go back, prepare it again, start over, once.
         def open_and_mark(opening, undo, resource, token, owner)
           unless @prepared
             literal = Statements.mark_literal(@connection, resource, token, @admission.mode, owner)

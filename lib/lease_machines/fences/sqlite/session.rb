@@ -3,17 +3,13 @@
 module LeaseMachines
   module Fences
     class SQLite < Table
-      # One SQLite3::Database as a guard uses it: the store's connection plus
-      # the guard's statements; it waits in SQLite's own busy handler. A
-      # database the caller gave keeps no prepared statement: the sqlite3 gem
-      # refuses to close a database while one is open.
+      # One SQLite3::Database as a guard uses it: the store's connection plus the guard's
+      # statements; it waits in SQLite's own busy handler. A database the caller gave
+      # keeps no prepared statement: the sqlite3 gem refuses to close one while any is open.
       class Session < Stores::SQLite::Connection
         include Statements
+        include Admission::Reads
 
-        # @return [Failures]
-        attr_reader :failures
-
-        # @param admission [Admission] which tokens the mark admits
         def initialize(database, failures, prepared:, admission: Admission.new(:any))
           super(database, 0)
           @failures = failures
@@ -21,13 +17,11 @@ module LeaseMachines
           @admission = admission
         end
 
-        # What the guard's block is given.
         def argument
           @database
         end
         alias connection argument
 
-        # @return [self]
         def ready
           raise @failures.problem("the database is closed") if @database.closed?
 
@@ -48,42 +42,26 @@ module LeaseMachines
           mark(resource, token, owner)
         end
 
-        # @return [Integer, nil] the resource's mark
         def highest(resource)
-          row = run(HIGHEST_SQL, resource)
-          StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect}")
+          stored(run(HIGHEST_SQL, resource)&.first, resource)
         end
 
-        # @return [Array<Array>] the rows of {Mark::SQL}
         def mark_rows
           @database.execute(Mark::SQL)
         end
 
-        # @return [Integer, nil] the owner recorded with the resource's mark
         def mark_owner(resource)
-          row = run(OWNER_SQL, resource)
-          StoredToken.read(row&.first, "#{TABLE} row #{resource.inspect} (lease_owner)")
+          stored(run(OWNER_SQL, resource)&.first, resource, OWNER_COLUMN)
         end
 
-        # @return [Array(Integer, Integer, Integer, Integer), nil] the store's
-        #   row of `resource` (last_issued, lease_token, lease_expires_at_ns)
-        #   and the host clock in ns; nil when the store has no row for it
+        # The store's last_issued, lease_token, lease_expires_at_ns, the host clock in ns,
+        # and lease_owner; nil when the store has no row for `resource`.
         def store_row(resource)
-          row = run(STORE_ROW_SQL, resource)
-          return nil unless row
-
-          where = "#{STORE_TABLE} row #{resource.inspect}"
-          row.map { |value| StoredToken.read(value, where) }.insert(3, CLOCK_NS.call)
+          store_values(run(STORE_ROW_SQL, resource), resource)&.insert(3, CLOCK_NS.call)
         end
 
-        # @return [FencedError] the error for a refused mark
-        def refusal(resource, token, owner = nil)
-          @admission.refusal(self, resource, token, owner: owner)
-        end
-
-        # Runs `sql` in BEGIN IMMEDIATE (concurrent setups wait), or under a
-        # savepoint inside the caller's transaction, then adds the owner
-        # column to a table made before it (under the same lock).
+        # In BEGIN IMMEDIATE (concurrent setups wait) or a savepoint in the caller's
+        # transaction; adds the owner column to a table made before it, under the same lock.
         def setup(sql)
           joined = in_transaction?
           begin
@@ -112,7 +90,6 @@ module LeaseMachines
 
         private
 
-        # @return [Array, nil]
         def run(sql, *binds)
           return super if @prepared
 
