@@ -20,6 +20,16 @@ module LeaseMachines
         "in a migration; docs/FENCES.md, \"Reissued tokens\")"
     end
 
+    # The conflict clause of every engine's mark but MySQL's (`fence`: how it names the
+    # table's row): the mark rises to a greater token (recording its owner, or NULL), or
+    # stays at an equal one (recording it when none was), unless both name owners that differ.
+    def self.on_conflict(fence)
+      "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, lease_owner = CASE WHEN #{fence}.highest = " \
+        "excluded.highest THEN coalesce(#{fence}.lease_owner, excluded.lease_owner) ELSE excluded.lease_owner END " \
+        "WHERE #{fence}.highest IS NULL OR #{fence}.highest < excluded.highest OR (#{fence}.highest = excluded.highest " \
+        "AND (#{fence}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR #{fence}.lease_owner = excluded.lease_owner))"
+    end
+
     # The fence table's SQL of `engine`, from db/<engine>/002_*.sql.
     def self.schema_sql(engine)
       Stores::Schema.read("db/#{engine}/002_create_lease_machines_fences.sql")
@@ -35,10 +45,7 @@ end
 require "lease_machines/stores/resource_name"
 require "lease_machines/stores/schema"
 require_relative "fences/token"
-require_relative "fences/pass"
-require_relative "fences/refusals"
 require_relative "fences/admission"
-require_relative "fences/mark"
 require_relative "fences/failures"
 require_relative "fences/connections"
 require_relative "fences/driver_guard"

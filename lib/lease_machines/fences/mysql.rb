@@ -13,10 +13,6 @@ module LeaseMachines
     class MySQL < Table
       SCHEMA_SQL = Fences.schema_sql(:mysql)
 
-      # @param store [Boolean] admit only tokens the store issued for the resource (its
-      #   table is in this database; docs/FENCES.md, "Bound fences")
-      # @param strict [Boolean] with store: only the token of the store's lease, live at UTC_TIMESTAMP(6)
-      # @param signing_keys [Array<String>, nil] admit only tokens with a proof one of them made
       def initialize(connection, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         super(source(connection), signing_keys)

@@ -17,11 +17,7 @@ module LeaseMachines
       private_constant :MISSING_TABLE, :MISSING_STORE_TABLE
 
       # @param busy_timeout [Numeric] seconds a database the fence opens waits for the
-      #   write lock (a database you give keeps its own setting)
-      # @param store [Boolean] admit only tokens the store issued for the resource (its
-      #   table is in this database; docs/FENCES.md, "Bound fences")
-      # @param strict [Boolean] with store: only the token of the store's lease, live at the host clock
-      # @param signing_keys [Array<String>, nil] admit only tokens with a proof one of them made
+      #   write lock (a database you give keeps its own setting); `strict:` reads the host clock
       def initialize(connection, busy_timeout: 5.0, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         unless busy_timeout.is_a?(Numeric) && busy_timeout.real? && busy_timeout.finite? && busy_timeout.positive?
@@ -33,21 +29,10 @@ module LeaseMachines
 
       # The SQL of an SQLite fence; tokens are bound as their 20-digit text ({StoredToken}).
       module Statements
-        # The mark rises to a greater token (recording its owner, or NULL), or stays at an
-        # equal one (recording its owner when none was), unless both name owners that differ.
-        def self.on_conflict
-          mark = "#{TABLE}.highest"
-          recorded = "#{TABLE}.lease_owner"
-          "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, " \
-            "lease_owner = CASE WHEN #{mark} = excluded.highest THEN coalesce(#{recorded}, excluded.lease_owner) " \
-            "ELSE excluded.lease_owner END " \
-            "WHERE #{mark} IS NULL OR #{mark} < excluded.highest OR (#{mark} = excluded.highest AND " \
-            "(#{recorded} IS NULL OR excluded.lease_owner IS NULL OR #{recorded} = excluded.lease_owner))"
-        end
-
+        ON_CONFLICT = Fences.on_conflict(TABLE)
         # Raises the mark of ?1 to ?2 for owner ?3, or changes nothing (0 rows: fenced),
         # under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
-        MARK_SQL = "INSERT INTO #{TABLE} (resource, highest, lease_owner) VALUES (?1, ?2, ?3) #{on_conflict}".freeze
+        MARK_SQL = "INSERT INTO #{TABLE} (resource, highest, lease_owner) VALUES (?1, ?2, ?3) #{ON_CONFLICT}".freeze
 
         # `a <= b` and `a < b` for canonical decimal texts: a shorter text is smaller, texts
         # of one length compare as memcmp.
@@ -69,9 +54,9 @@ module LeaseMachines
         MARK_SQLS = {
           any: MARK_SQL,
           issued: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
-                  "store WHERE #{ISSUED} #{on_conflict}",
+                  "store WHERE #{ISSUED} #{ON_CONFLICT}",
           live: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
-                "store WHERE #{LIVE} #{on_conflict}"
+                "store WHERE #{LIVE} #{ON_CONFLICT}"
         }.freeze
         HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = ?".freeze
         OWNER_SQL = "SELECT lease_owner FROM #{TABLE} WHERE resource = ?".freeze
@@ -101,6 +86,112 @@ module LeaseMachines
           owner_column: [HAS_OWNER_SQL, ADD_OWNER_SQL],
           store_row_sql: STORE_ROW_SQL, clock_ns: CLOCK_NS, setup: ->(sql) { [sql] }
         ).freeze
+      end
+
+      # One SQLite3::Database as a guard uses it: the store's connection plus the guard's
+      # statements; it waits in SQLite's own busy handler. A database the caller gave
+      # keeps no prepared statement: the sqlite3 gem refuses to close one while any is open.
+      class Session < Stores::SQLite::Connection
+        include Statements
+        include Admission::Reads
+
+        def initialize(database, failures, prepared:, admission: Admission.new(:any))
+          super(database, 0)
+          @failures = failures
+          @prepared = prepared
+          @admission = admission
+        end
+
+        def argument
+          @database
+        end
+        alias connection argument
+
+        def ready
+          raise @failures.problem("the database is closed") if @database.closed?
+
+          self
+        end
+
+        def in_transaction?
+          @database.transaction_active?
+        end
+
+        def begin_and_mark(resource, token, owner = nil)
+          run(BEGIN_SQL)
+          mark(resource, token, owner)
+        end
+
+        def savepoint_and_mark(resource, token, owner = nil)
+          run("SAVEPOINT #{SAVEPOINT}")
+          mark(resource, token, owner)
+        end
+
+        def highest(resource)
+          stored(run(HIGHEST_SQL, resource)&.first, resource)
+        end
+
+        def mark_rows
+          @database.execute(Mark::SQL)
+        end
+
+        def mark_owner(resource)
+          stored(run(OWNER_SQL, resource)&.first, resource, OWNER_COLUMN)
+        end
+
+        # The store's last_issued, lease_token, lease_expires_at_ns, the host clock in ns,
+        # and lease_owner; nil when the store has no row for `resource`.
+        def store_row(resource)
+          store_values(run(STORE_ROW_SQL, resource), resource)&.insert(3, CLOCK_NS.call)
+        end
+
+        # In BEGIN IMMEDIATE (concurrent setups wait) or a savepoint in the caller's
+        # transaction; adds the owner column to a table made before it, under the same lock.
+        def setup(sql)
+          joined = in_transaction?
+          begin
+            run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          rescue ::SQLite3::Exception => e
+            raise @failures.statement(e, "nothing was created")
+          end
+          begin
+            @database.execute_batch(sql)
+            run(ADD_OWNER_SQL) if run(HAS_OWNER_SQL).first.zero?
+          rescue ::SQLite3::Exception => e
+            joined ? roll_back_savepoint : roll_back
+            raise @failures.statement(e, "rolled back: nothing was created")
+          end
+          joined ? release_savepoint : @failures.committing(self) { commit }
+        end
+
+        def roll_back_savepoint
+          run("ROLLBACK TO SAVEPOINT #{SAVEPOINT}")
+          run("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        def release_savepoint
+          run("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        private
+
+        def run(sql, *binds)
+          return super if @prepared
+
+          statement = @database.prepare(sql)
+          begin
+            statement.bind_params(*binds) unless binds.empty?
+            statement.step
+          ensure
+            statement.close
+          end
+        end
+
+        def mark(resource, token, owner)
+          mode = @admission.mode
+          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token, owner))
+          @database.changes
+        end
       end
 
       private
@@ -176,5 +267,3 @@ module LeaseMachines
     end
   end
 end
-
-require_relative "sqlite/session"

@@ -5,7 +5,10 @@ require_relative "../fenced_error"
 module LeaseMachines
   module Fences
     # What every engine's fence table shares: one row per protected resource holding
-    # its mark (the highest token a guarded write showed).
+    # its mark (the highest token a guarded write showed). Each engine's fence takes
+    # `store:` (admit only tokens the store, its table in this database, issued for the
+    # resource), `strict:` (with store: only its live lease's token, at the database
+    # clock) and `signing_keys:` (only tokens with a proof one of them made).
     class Table
       # @param source [#with, #close] the engine's connection source
       # @param signing_keys [Array<String>, nil] admit only tokens whose proof one of them made
@@ -92,6 +95,23 @@ module LeaseMachines
         session.highest(resource)
       rescue session.failures.driver_error => e
         raise session.failures.statement(e, "nothing was read")
+      end
+    end
+
+    # One resource's mark as the fence table holds it, and the owner recorded with it
+    # (nil: none): what `store.reconcile` raises the store's counters to.
+    Mark = Struct.new(:resource, :highest, :owner, keyword_init: true)
+
+    # Where a {Mark} is read from, and how.
+    class Mark
+      SQL = "SELECT resource, highest, #{OWNER_COLUMN} FROM #{TABLE} WHERE highest IS NOT NULL ORDER BY resource".freeze
+
+      # A row of {SQL} (the resource's bytes taken as UTF-8, as a name is its bytes).
+      def self.read(row)
+        resource, highest, owner = row
+        where = "#{TABLE} row #{resource.inspect}"
+        new(resource: resource.dup.force_encoding(Encoding::UTF_8).freeze, highest: StoredToken.read(highest, where),
+            owner: StoredToken.read(owner, "#{where} (#{OWNER_COLUMN})")).freeze
       end
     end
   end

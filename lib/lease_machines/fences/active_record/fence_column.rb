@@ -2,22 +2,16 @@
 
 module LeaseMachines
   module Fences
-    # A model's token column, checked against its SQL type at the first fenced write, and
-    # the condition every fenced statement adds: `column IS NULL OR column <= token`.
-    # With a `lease_owner` column, a write that shows its owner also refuses an equal
-    # token recorded for another owner (reissued) and records its own; a bare token
-    # compares none, keeps the recorded owner at an equal token and clears it at a greater.
-    # The column must hold every token exactly and compare as tokens do: numeric(20,0)
-    # or text on PostgreSQL, TEXT affinity on SQLite, DECIMAL(20,0) on MySQL.
+    # A model's token column (checked against its SQL type at the first fenced write) and
+    # the condition every fenced statement adds: `column IS NULL OR column <= token`. With
+    # a `lease_owner` column, an equal token recorded for another owner is refused.
     class FenceColumn
       POSTGRES_TYPES = /\A(numeric(\((2\d|[3-9]\d|\d{3,}),0\))?|text|character varying(\((2\d|[3-9]\d|\d{3,})\))?)\z/
       # DECIMAL of at least 20 digits and no scale, or BIGINT UNSIGNED (exact, compared as numbers).
       MYSQL_TYPES = /\A(decimal\((2\d|[3-6]\d),0\)( unsigned)?|bigint(\(20\))? unsigned)\z/i
       private_constant :POSTGRES_TYPES, :MYSQL_TYPES
 
-      attr_reader :name
-      # @return [RowAdmission] what the model's writes admit beyond the row's comparison
-      attr_reader :admission
+      attr_reader :name, :admission
 
       def initialize(model, name, admission)
         @model = model
@@ -26,8 +20,7 @@ module LeaseMachines
         @checked = false
       end
 
-      # Checks the column once (it needs the schema).
-      # @raise [ArgumentError] naming the column, its type and the fix
+      # Once (it needs the schema): the column must hold every token exactly and compare as tokens do.
       def checked
         return self if @checked
 
@@ -54,7 +47,7 @@ module LeaseMachines
                        "#{recorded} = #{owner_literal(owner)})")
       end
 
-      # The owner column's value a write sets (none without the column).
+      # A bare token keeps the recorded owner at an equal token and clears it at a greater.
       def owner_values(token, owner)
         return {} unless records_owners?
         return { OWNER_COLUMN => owner } if owner
@@ -62,8 +55,7 @@ module LeaseMachines
         { OWNER_COLUMN => Arel.sql("CASE WHEN #{quoted(@name)} = #{token_literal(token)} THEN #{quoted(OWNER_COLUMN)} END") }
       end
 
-      # The error of a write refused on a row (the first of `row`), reported.
-      # @param error [Hash] the FencedError's keywords
+      # The error of a write refused on a row (the first of `row`), reported. `error`: its keywords.
       def refusal(row, owner, resource, **error)
         return Refusals.report(FencedError.new(**error)) if error.fetch(:token).zero?
 
@@ -138,6 +130,59 @@ module LeaseMachines
         else
           "declare it as numeric(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
         end
+      end
+    end
+
+    # The ActiveModel type of a model's token column: an Integer in 0..2**64-1 in Ruby,
+    # the 20-digit text of {StoredToken} in the database. Nothing is converted: "5" or
+    # 5.0 raises, as every token argument of the gem does.
+    class TokenType < ::ActiveModel::Type::Value
+      # `model` and `column` name it in messages ("Report#lease_token").
+      def initialize(model, column)
+        super()
+        @model = model
+        @column = column
+      end
+
+      def type
+        :lease_machines_token
+      end
+
+      def cast(value)
+        value.nil? ? nil : Token.check(value, label)
+      end
+
+      def deserialize(value)
+        StoredToken.read(value, label)
+      end
+
+      # On MySQL the Integer, quoted as a number: MySQL compares a DECIMAL column with a
+      # string as floating-point numbers (inexact above 2**53), with an integer exactly.
+      def serialize(value)
+        return nil if value.nil?
+
+        token = cast(value)
+        mysql? ? token : StoredToken.text(token)
+      end
+
+      def ==(other)
+        other.is_a?(TokenType) && other.label == label
+      end
+      alias eql? ==
+
+      def hash
+        [self.class, label].hash
+      end
+
+      protected
+
+      def mysql?
+        @model.connection.adapter_name.match?(/mysql/i)
+      end
+
+      # Read when raised, so a class named after `fenced_by` ran is named too.
+      def label
+        "#{@model.name || @model.inspect}##{@column}"
       end
     end
   end

@@ -2,11 +2,9 @@
 
 module LeaseMachines
   module Fences
-    # Which tokens a fenced model's writes admit beyond the row's own comparison, as
-    # {Admission} and signed fences do for a fence table: `store: true` adds to every
-    # statement's WHERE that the store (in the model's database) issued the token for
-    # the write's resource (`strict: true`: in its live lease); `signing_keys:` checks
-    # the token's proof before anything is sent. Either needs a {Pass}, not a bare token.
+    # What a fenced model's writes admit beyond the row's comparison, as {Admission} and
+    # signing keys do for a fence: `store:` adds the store's check to each statement's
+    # WHERE, `signing_keys:` checks the proof first. Either needs a {Pass}.
     class RowAdmission
       STORE = "lease_machines_store"
       private_constant :STORE

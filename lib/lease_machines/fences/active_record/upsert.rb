@@ -2,27 +2,16 @@
 
 module LeaseMachines
   module Fences
-    # One `Model.fenced_upsert!(token, attributes, unique_by:)`: creates the row, or
-    # overwrites it when its token is NULL or at most `token`, in one statement
-    # (PostgreSQL and SQLite):
-    #
-    #   INSERT INTO reports (day, body, lease_token, ...) VALUES (...)
-    #   ON CONFLICT (day) DO UPDATE SET body = excluded.body, lease_token = excluded.lease_token, ...
-    #   WHERE reports.lease_token IS NULL OR reports.lease_token <= excluded.lease_token
-    #
-    # With a `lease_owner` column ({FenceColumn}) it inserts the shown owner, refuses an
-    # equal token recorded for another, and sets it (a bare token keeps the recorded one
-    # at an equal token). No row written means fenced. Values are cast and serialized by
-    # the attribute types; no callbacks or validations run (as `upsert_all`); timestamps are set.
+    # One `Model.fenced_upsert!`: an INSERT ... ON CONFLICT (unique_by) DO UPDATE ... WHERE
+    # the row's token is NULL or at most `token` (PostgreSQL and SQLite); no row written
+    # means fenced. As `upsert_all`: no callbacks or validations; timestamps are set.
     class Upsert
-      # @param owner [Integer, nil] the owner the write shows (nil: a bare token)
       def initialize(model, column, owner = nil)
         @model = model
         @column = column
         @owner = owner
       end
 
-      # @return [true]
       def run(token, attributes, unique_by, resource)
         keys = Array(unique_by).map(&:to_s)
         values = attributes.transform_keys(&:to_s)
@@ -117,12 +106,9 @@ module LeaseMachines
       end
     end
 
-    # {Upsert} on MySQL, which has no conditional `ON CONFLICT ... DO UPDATE ... WHERE`
-    # (and whose `ON DUPLICATE KEY UPDATE` counts a refused row as an inserted one under
-    # CLIENT_FOUND_ROWS). Up to three statements, each atomic on the row: the UPDATE where
-    # the token column admits the token (1 row: written); else the INSERT (written, unless
-    # the key exists: RecordNotUnique); then the UPDATE once more (another writer created
-    # the row in between: 0 rows means fenced). Bound to the store, both carry its check.
+    # {Upsert} on MySQL, which has no conditional upsert (ON DUPLICATE KEY UPDATE counts a
+    # refused row as an inserted one): the fenced UPDATE; else the INSERT (RecordNotUnique:
+    # another writer created the row); then the UPDATE once more (0 rows: fenced).
     class MySQLUpsert < Upsert
       private
 

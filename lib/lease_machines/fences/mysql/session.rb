@@ -3,20 +3,33 @@
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # A refused mark's error is read with locking reads (see {Statements.highest_sql}).
-      module LockingRefusal
+      # What both MySQL sessions read, each through its `rows(sql)`; a refused mark's
+      # error is read with locking reads (see {Statements.highest_sql}).
+      module Reads
         def refusal(resource, token, owner = nil)
           @locking = true
           @admission.refusal(self, resource, token, owner: owner)
         ensure
           @locking = false
         end
+
+        def highest(resource)
+          stored(rows(Statements.highest_sql(resource, locking: @locking)).dig(0, 0), resource)
+        end
+
+        def mark_owner(resource)
+          stored(rows(Statements.owner_sql(resource, locking: @locking)).dig(0, 0), resource, OWNER_COLUMN)
+        end
+
+        def store_row(resource)
+          store_values(rows(Statements.store_row_sql(resource, locking: @locking)).first, resource)
+        end
       end
 
       # One Mysql2::Client as a guard uses it: the store's session plus the guard's statements.
       class Session < Stores::MySQL::Session
         include Admission::Reads
-        include LockingRefusal
+        include Reads
 
         IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
 
@@ -52,20 +65,8 @@ module LeaseMachines
           mark(resource, token, owner)
         end
 
-        def highest(resource)
-          stored(query(Statements.highest_sql(resource, locking: @locking)).dig(0, 0), resource)
-        end
-
         def mark_rows
           query(Mark::SQL)
-        end
-
-        def mark_owner(resource)
-          stored(query(Statements.owner_sql(resource, locking: @locking)).dig(0, 0), resource, OWNER_COLUMN)
-        end
-
-        def store_row(resource)
-          store_values(query(Statements.store_row_sql(resource, locking: @locking)).first, resource)
         end
 
         # DDL commits an open transaction, so it refuses to run inside one; then adds the
@@ -98,6 +99,8 @@ module LeaseMachines
 
         private
 
+        def rows(sql) = query(sql)
+
         def mark(resource, token, owner, restart: false)
           Statements.mark(@admission.mode, resource, token, owner, restart: restart) do |sql|
             @connection.query(sql)
@@ -118,7 +121,7 @@ module LeaseMachines
       # A guard through ActiveRecord's mysql2 adapter: values written in (it binds
       # nothing without prepared statements), and no DDL inside a transaction.
       class ActiveRecordMySQLSession < ActiveRecordSession
-        include LockingRefusal
+        include Reads
 
         # A deadlock during the mark rolled back the whole transaction: when it was the
         # guard's own, nothing of the block ran and the guard runs again, up to
@@ -134,18 +137,6 @@ module LeaseMachines
             attempts += 1
             retry
           end
-        end
-
-        def highest(resource)
-          stored(rows(Statements.highest_sql(resource, locking: @locking)).dig(0, 0), resource)
-        end
-
-        def mark_owner(resource)
-          stored(rows(Statements.owner_sql(resource, locking: @locking)).dig(0, 0), resource, OWNER_COLUMN)
-        end
-
-        def store_row(resource)
-          store_values(rows(Statements.store_row_sql(resource, locking: @locking)).first, resource)
         end
 
         def setup(sql)
