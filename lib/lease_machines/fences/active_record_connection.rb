@@ -54,10 +54,6 @@ module LeaseMachines
         @admission = admission
       end
 
-      def argument
-        @adapter
-      end
-
       def ready
         name = @adapter.adapter_name
         return self if name.match?(@dialect.adapter)

@@ -23,7 +23,7 @@ module LeaseMachines
       def run(resource, token, owner)
         @open = true
         mark(resource, token, owner)
-        value = yield @session.argument
+        value = yield @session.connection
         finish
         value
       ensure

@@ -94,10 +94,6 @@ module LeaseMachines
           @mark_name = MARK_NAMES.fetch(admission.mode)
         end
 
-        def argument
-          @connection
-        end
-
         # Reconnects a broken connection; one inside the caller's transaction is taken as it is.
         def ready
           usable

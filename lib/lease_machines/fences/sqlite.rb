@@ -102,10 +102,7 @@ module LeaseMachines
           @admission = admission
         end
 
-        def argument
-          @database
-        end
-        alias connection argument
+        alias connection database
 
         def ready
           raise @failures.problem("the database is closed") if @database.closed?

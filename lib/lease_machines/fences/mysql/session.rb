@@ -39,10 +39,6 @@ module LeaseMachines
           @admission = admission
         end
 
-        def argument
-          @connection
-        end
-
         # mysql2 cannot tell: `SET TRANSACTION READ WRITE` fails with 1568 inside a
         # transaction, on MySQL and MariaDB alike. A lost connection raises StoreError.
         def in_transaction?
