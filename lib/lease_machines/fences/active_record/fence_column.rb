@@ -55,25 +55,28 @@ module LeaseMachines
         { OWNER_COLUMN => Arel.sql("CASE WHEN #{quoted(@name)} = #{token_literal(token)} THEN #{quoted(OWNER_COLUMN)} END") }
       end
 
-      # The error of a write refused on a row (the first of `row`), reported. `error`: its keywords.
-      def refusal(row, owner, resource, **error)
+      # The error of a write of `model` refused on a row (the first of `row`), reported.
+      # `error`: its keywords.
+      def refusal(model, row, owner, resource, **error)
         return Refusals.report(FencedError.new(**error)) if error.fetch(:token).zero?
 
         reissued = reissued(row, owner, **error)
         return Refusals.report(reissued) if reissued
 
-        @admission.refusal(@model, resource, **error)
+        @admission.refusal(model, resource, **error)
       end
 
       # The `fence_refused` event of a `fenced_update_all` that left rows it matched: one
       # per call, naming how many, with what a `fenced_update!` of such a row would say.
-      def report_refused(matched, token, owner, resource, updated)
+      # `shown`: the token, resource and owner {RowAdmission#presented} gave.
+      def report_refused(model, matched, updated, shown)
+        token, resource, owner = shown
         refused = matched.count - updated
         return unless refused.positive?
 
-        highest = StoredToken.read(matched.maximum(@name), "#{@model.table_name}.#{@name}")
-        refusal(matched.where(@name => token), owner, resource,
-                resource: "#{@model.name} (#{refused} of #{refused + updated} rows)", token: token, highest: highest)
+        highest = StoredToken.read(matched.maximum(@name), "#{model.table_name}.#{@name}")
+        refusal(model, matched.where(@name => token), owner, resource,
+                resource: "#{model.name} (#{refused} of #{refused + updated} rows)", token: token, highest: highest)
       end
 
       def records_owners?

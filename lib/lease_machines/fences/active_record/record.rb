@@ -64,7 +64,7 @@ module LeaseMachines
         # @return [Integer] the number of rows updated (0 for token 0)
         def fenced_update_all(token, conditions, attributes)
           column = fence_column
-          token, resource, owner = column.admission.presented(self, token)
+          token, resource, owner = shown = column.admission.presented(self, token)
           values = Record.checked_attributes(attributes, column)
           if token.zero?
             Refusals.report(FencedError.new(resource: name, token: 0, highest: nil))
@@ -74,7 +74,7 @@ module LeaseMachines
           matched = where(conditions)
           scope = column.admission.admitting(column.admitting(matched, token, owner), self, resource, token)
           updated = scope.update_all(values.merge(column.owner_values(token, owner)).merge(column.name => token))
-          column.report_refused(matched, token, owner, resource, updated) if Events.listened?
+          column.report_refused(self, matched, updated, shown) if Events.listened?
           updated
         end
 
@@ -202,8 +202,8 @@ module LeaseMachines
       def refuse(token)
         row = @model.unscoped.where(@model.primary_key => @record.id_in_database)
         described = "#{@model.name} #{@model.primary_key}=#{@record.id_in_database.inspect}"
-        raise @column.refusal(row, @owner, @resource, resource: described, token: token, highest: row.pick(@column.name),
-                                                      record: @record)
+        raise @column.refusal(@model, row, @owner, @resource, resource: described, token: token, highest: row.pick(@column.name),
+                                                              record: @record)
       end
     end
   end

@@ -26,7 +26,8 @@ module LeaseMachines
         key_values = values.slice(*keys)
         row = @model.unscoped.where(key_values)
         described = "#{@model.name} #{key_values.map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}"
-        raise @column.refusal(row, @owner, resource, resource: described, token: token, highest: row.pick(@column.name))
+        raise @column.refusal(@model, row, @owner, resource, resource: described, token: token,
+                                                             highest: row.pick(@column.name))
       end
 
       private
