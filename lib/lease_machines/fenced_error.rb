@@ -3,19 +3,15 @@
 require_relative "errors"
 
 module LeaseMachines
-  # A fence refused a write: the token is below the resource's mark (or 0).
-  # Nothing was written. Not a {StoreError}: the answer is "you are stale".
+  # A fence refused a write: the token is below the resource's mark (or 0). Nothing was written.
   class FencedError
-    # @return [String] what was fenced: the resource name given to
-    #   {Fences::Table#guard}, or, for a fenced row, the model and its key
-    #   (`"Report id=42"`)
+    # @return [String] the resource given to {Fences::Table#guard}, or a fenced row's model and key
     attr_reader :resource
     # @return [Integer] the token that was refused
     attr_reader :token
     # @return [Integer, nil] the fence's mark when it refused (nil: none yet)
     attr_reader :highest
-    # @return [Object, nil] the ActiveRecord record of a fenced
-    #   `fenced_update!` (nil for a guard)
+    # @return [Object, nil] the record of a fenced `fenced_update!` (nil for a guard)
     attr_reader :record
 
     def initialize(resource:, token:, highest:, record: nil)

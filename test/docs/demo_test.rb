@@ -67,7 +67,7 @@ module LeaseMachines
       broken = <<~RUBY
         load #{DEMO.inspect}
         require "lease_machines/fences/sqlite"
-        LeaseMachines::Fences::Table.prepend(Module.new { def guard(_r, _t) = @source.with { |s| yield s.argument } })
+        LeaseMachines::Fences::Table.prepend(Module.new { def guard(_r, _t) = @source.with { |s| yield s.connection } })
         exit LeaseMachinesDemo.main(%w[--round fenced])
       RUBY
       out, _err, status = demo(ruby: ["-e", broken])

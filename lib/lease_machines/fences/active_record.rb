@@ -2,12 +2,7 @@
 
 require "active_record"
 require "lease_machines/fences"
-require_relative "active_record/token_type"
 require_relative "active_record/row_admission"
 require_relative "active_record/fence_column"
-require_relative "active_record/row_update"
-require_relative "active_record/row_refusals"
 require_relative "active_record/upsert"
-require_relative "active_record/mysql_upsert"
-require_relative "active_record/unfenced_write_error"
 require_relative "active_record/record"

@@ -4,16 +4,13 @@ require_relative "token_errors"
 
 module LeaseMachines
   module Fences
-    # Which tokens a fence admits (:any, :issued, :live), and why it refused
-    # one: the mark statement checks it all; the reasons are read only after
-    # a refusal, for the error.
+    # Which tokens a fence admits (:any, :issued, :live), and why it refused one: the
+    # mark statement checks it all; the reasons are read only after a refusal.
     class Admission
       MODES = %i[any issued live].freeze
 
       attr_reader :mode
 
-      # @raise [TypeError] for a non-boolean option
-      # @raise [ArgumentError] for strict without store
       def self.from(store:, strict:)
         { store: store, strict: strict }.each do |name, value|
           raise TypeError, "#{name} must be true or false, got #{value.inspect}" unless [true, false].include?(value)
@@ -41,12 +38,29 @@ module LeaseMachines
         @mode == :live
       end
 
-      # The error for a refused mark, read in the guard's transaction.
-      # `owner`: the guard's; a mark equal to the token that records
-      # another owner refused it as reissued, whatever the store says.
-      # @return [FencedError]
+      # The error for a refused mark, read in the guard's transaction. A mark equal to
+      # the token that records another owner than `owner` refused it as reissued.
       def refusal(session, resource, token, record: nil, owner: nil)
         Refusals.report(error(session, resource, token, record, owner))
+      end
+
+      # What a fence's session gives {Admission#refusal}, and how it reads stored tokens.
+      module Reads
+        attr_reader :failures
+
+        def refusal(resource, token, owner = nil)
+          @admission.refusal(self, resource, token, owner: owner)
+        end
+
+        private
+
+        def stored(value, resource, column = nil)
+          StoredToken.read(value, "#{TABLE} row #{resource.inspect}#{" (#{column})" if column}")
+        end
+
+        def store_values(row, resource)
+          row&.map { |value| StoredToken.read(value, "#{STORE_TABLE} row #{resource.inspect}") }
+        end
       end
 
       private
@@ -59,8 +73,7 @@ module LeaseMachines
           refused(row, resource, token, highest, record)
       end
 
-      # `row`: the store's (last_issued, lease_token, lease_expires_at_ns,
-      # clock_ns, lease_owner), nil when unbound or when it has none.
+      # `row`: the store's (last_issued, lease_token, lease_expires_at_ns, clock_ns, lease_owner), or nil.
       def refused(row, resource, token, highest, record)
         last_issued, lease_token, expires_at_ns, clock_ns = row
         issued = !last_issued.nil? && token <= last_issued
@@ -71,17 +84,13 @@ module LeaseMachines
                                 lease_token: lease_token, expires_at_ns: expires_at_ns, clock_ns: clock_ns,
                                 record: record)
         else
-          # Not issued; or issued, at or above the mark, and not strict: the
-          # store issued it after the statement ran (a race), so when the
-          # statement ran, it was unknown.
+          # Issued at or above the mark, not strict: the store issued it after the statement ran (a race).
           UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
                                 record: record)
         end
       end
 
-      # Strict: the store's lease holds this token for another owner than
-      # the guard's, so the token was issued twice (a failover lost the
-      # first grant). @return [ReissuedTokenError, nil]
+      # Strict: the store's lease holds this token for another owner, so it was issued twice.
       def leased_to_another(row, resource, token, highest, owner, record) # rubocop:disable Metrics/ParameterLists
         return nil unless strict? && owner && row && (highest.nil? || token >= highest)
 
@@ -92,7 +101,6 @@ module LeaseMachines
                                recorded_owner: lease_owner, record: record, leased: true)
       end
 
-      # @return [ReissuedTokenError, nil]
       def reissued(session, resource, token, highest, owner, record) # rubocop:disable Metrics/ParameterLists
         return nil if owner.nil? || highest != token
 

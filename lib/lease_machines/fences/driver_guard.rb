@@ -4,15 +4,11 @@ require_relative "../fenced_error"
 
 module LeaseMachines
   module Fences
-    # One guard on a driver connection (a PG::Connection, an
-    # SQLite3::Database, a Mysql2::Client): the transaction around the mark
-    # and the block: its own transaction, or a savepoint in the caller's.
-    # It commits only when the block returns. The rollback is in `ensure`:
-    # `throw`, `break`, Thread#kill and Timeout (a throw on Ruby 3.1 and
-    # 3.2) skip every rescue, and a transaction left open would be committed
-    # by the next COMMIT anyone sends on the connection, half-run block too.
+    # One guard on a driver connection: the mark and the block in its own transaction,
+    # or a savepoint in the caller's, committed only when the block returns. The
+    # rollback is in `ensure`: `throw`, `break`, Thread#kill and Timeout skip every
+    # rescue, and a transaction left open would be committed by the next COMMIT.
     class DriverGuard
-      # @return the block's value
       def self.run(session, resource, token, owner, &)
         new(session).run(resource, token, owner, &)
       end
@@ -21,14 +17,13 @@ module LeaseMachines
         @session = session
         @failures = session.failures
         @joined = session.in_transaction?
-        # From before BEGIN is sent until it is committed or rolled back.
-        @open = false
+        @open = false # from before BEGIN is sent until it is committed or rolled back
       end
 
       def run(resource, token, owner)
         @open = true
         mark(resource, token, owner)
-        value = yield @session.argument
+        value = yield @session.connection
         finish
         value
       ensure
@@ -55,10 +50,8 @@ module LeaseMachines
         raise refusal
       end
 
-      # Rolls back what the guard did, once. When the mark's statement failed
-      # and the savepoint is gone, the server rolled back the caller's whole
-      # transaction (MariaDB 11.6+ for a row changed since a REPEATABLE READ
-      # snapshot; InnoDB for a deadlock): the error says so.
+      # When the mark failed and the savepoint is gone, the server rolled back the caller's
+      # whole transaction (MariaDB 11.6+ on a REPEATABLE READ conflict; a deadlock).
       def undo(failed = nil)
         @open = false
         return @session.roll_back unless @joined
@@ -74,7 +67,6 @@ module LeaseMachines
                                           "of the transaction is committed; run it again")
       end
 
-      # COMMIT (sorted by {Failures#committing}), or RELEASE of the savepoint.
       def finish
         unless @joined
           begin

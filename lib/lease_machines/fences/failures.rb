@@ -4,32 +4,27 @@ require "lease_machines/stores"
 
 module LeaseMachines
   module Fences
-    # How a guard's own statements fail: the stores' sorting, told as a
-    # guard's. The block's exceptions are never touched.
+    # How a guard's own statements fail: the stores' sorting, told as a guard's.
+    # The block's exceptions are never touched.
     class Failures < Stores::Failures
       UNKNOWN = "so the guarded writes (and the fence's mark) may or may not have been committed"
-      # The driver's own first line: `to_s`, since sqlite3 2.x appends the SQL
-      # to `message`.
+      # `to_s`: sqlite3 2.x appends the SQL to `message`.
       FIRST_LINE = ->(error) { error.to_s.lines.first.to_s.strip }
       private_constant :FIRST_LINE
 
-      # @return [Class] the driver's error class (PG::Error, SQLite3::Exception)
       attr_reader :driver_error
 
-      # @param label [String] how messages name the engine ("PostgreSQL")
       # @param hint [#call] error -> text appended to the message ("" for none)
       def initialize(label, driver_error, hint)
         @driver_error = driver_error
         super(label, driver: Driver.new(error: driver_error, summary: FIRST_LINE, hint: hint), server: true)
       end
 
-      # A statement of the fence's own failed; `state` says what became of
-      # the guard.
+      # A statement of the fence's own failed; `state` says what became of the guard.
       def statement(error, state = NOT_WRITTEN)
         failed(error, state)
       end
 
-      # Runs COMMIT (the block) on `session` and sorts its failures.
       def committing(session)
         super("COMMIT", session) do
           answer = yield

@@ -6,25 +6,14 @@ require "lease_machines/stores/postgres"
 
 module LeaseMachines
   module Fences
-    # Fences in a PostgreSQL database: one row per resource in
-    # `lease_machines_fences` (found through the connection's search_path),
-    # marks as numeric(20,0). The connection: a PG::Connection, a URL (owned
-    # by the fence), a pool (`with`), or ActiveRecord.
+    # Fences in a PostgreSQL database: one row per resource in `lease_machines_fences`
+    # (found through the search_path), marks as numeric(20,0). The connection: a
+    # PG::Connection, a URL (owned by the fence), a pool (`with`), or ActiveRecord.
     class Postgres < Table
-      SCHEMA_SQL = Schema.sql(:postgres)
-      # @param connection [PG::Connection, String, #with, ActiveRecord] see the class comment
-      # @param prepared_statements [Boolean] prepare the mark's statement once
-      #   per server session (false: for a pooler that cannot keep them).
-      #   ActiveRecord connections follow their own setting.
-      # @param store [Boolean] the lease store's table (`lease_machines_resources`,
-      #   LeaseMachines::Stores::Postgres) is in this database, on the
-      #   connection's search_path: admit only tokens the store issued for the
-      #   resource (docs/FENCES.md, "Bound fences")
-      # @param strict [Boolean] with store: admit only the token of the lease
-      #   the store records, live at the database clock (clock_timestamp())
-      # @param signing_keys [Array<String>, nil] the keys of the stores whose
-      #   leases this fence admits: only tokens with a proof one of them made
-      #   pass (ForgedTokenError otherwise; docs/FENCES.md, "Signed tokens")
+      SCHEMA_SQL = Fences.schema_sql(:postgres)
+
+      # @param prepared_statements [Boolean] prepare the mark once per server session
+      #   (false: for a pooler that cannot keep them); ActiveRecord follows its own setting
       def initialize(connection, prepared_statements: true, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         unless [true, false].include?(prepared_statements)
@@ -33,6 +22,198 @@ module LeaseMachines
 
         @prepared = prepared_statements
         super(source(connection), signing_keys)
+      end
+
+      # The SQL of a PostgreSQL fence.
+      module Statements
+        ON_CONFLICT = Fences.on_conflict("fence")
+        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced).
+        # Locks the row either way, which orders concurrent guards of one resource.
+        MARK_SQL = "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) VALUES ($1, $2::numeric, " \
+                   "$3::numeric) #{ON_CONFLICT}".freeze
+        CLOCK_NS_SQL = "floor(extract(epoch FROM clock_timestamp()) * 1e9)"
+        ISSUED = "store.name = $1::text AND store.last_issued >= $2::numeric"
+        # Strict: a token issued twice (a failover lost the first grant) is not admitted for its first holder.
+        LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL} " \
+               "AND ($3::numeric IS NULL OR store.lease_owner = $3::numeric)".freeze
+        private_constant :ISSUED, :LIVE
+        MARK_SQLS = {
+          any: MARK_SQL,
+          issued: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
+                  "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{ISSUED} #{ON_CONFLICT}",
+          live: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
+                "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{LIVE} #{ON_CONFLICT}"
+        }.freeze
+        HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = $1".freeze
+        OWNER_SQL = "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1".freeze
+        STORE_ROW_SQL = "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, " \
+                        "#{CLOCK_NS_SQL}::numeric(20,0)::text, lease_owner::text FROM #{STORE_TABLE} WHERE name = $1".freeze
+        SAVEPOINT = "lease_machines_fence"
+        SETUP_LOCK_KEY = 7_813_006_137_384_576_357 # pg_advisory_xact_lock key of #setup! ("lm_fence")
+
+        # MARK_SQLS[mode] with its values written in, to share BEGIN's round trip.
+        def self.mark_literal(connection, resource, token, mode = :any, owner = nil)
+          values = { "1" => connection.escape_literal(resource), "2" => token.to_s, "3" => owner&.to_s || "NULL" }
+          MARK_SQLS.fetch(mode).gsub(/\$([123])(?!\d)/) { values.fetch(Regexp.last_match(1)) }
+        end
+
+        def self.mark_binds(_mode, resource, token, owner = nil)
+          [resource, token.to_s, owner&.to_s]
+        end
+
+        DIALECT = ActiveRecordSession::Dialect.new(
+          engine: "PostgreSQL", adapter: /postg/i,
+          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL, owner_sql: OWNER_SQL,
+          store_row_sql: STORE_ROW_SQL, clock_ns: nil,
+          setup: lambda do |sql|
+            ["SET LOCAL client_min_messages = warning", "SELECT pg_advisory_xact_lock(#{SETUP_LOCK_KEY})", sql]
+          end
+        ).freeze
+      end
+
+      # One PG::Connection as a guard uses it: the store's session plus the guard's
+      # statements. The mark is prepared once per server session (again after a
+      # reconnect or DISCARD ALL).
+      class Session < Stores::Postgres::Session
+        include Statements
+        include Admission::Reads
+
+        # Per {Admission} mode. `_owner`: the three-parameter statements, named apart from
+        # 0.3's, which a server session a pooler shares with an app on 0.3 may hold.
+        MARK_NAMES = { any: "lease_machines_fence_mark_owner", issued: "lease_machines_fence_mark_issued_owner",
+                       live: "lease_machines_fence_mark_live_owner" }.freeze
+        # Per mark name: connection => the backend pid it was prepared in.
+        PREPARED = MARK_NAMES.values.to_h { |name| [name, ObjectSpace::WeakMap.new] }.freeze
+        private_constant :PREPARED
+
+        def initialize(connection, failures, prepared: true, admission: Admission.new(:any))
+          super(connection)
+          @failures = failures
+          @prepared = prepared
+          @admission = admission
+          @mark_name = MARK_NAMES.fetch(admission.mode)
+        end
+
+        # Reconnects a broken connection; one inside the caller's transaction is taken as it is.
+        def ready
+          usable
+        rescue PG::Error => e
+          raise @failures.statement(e, "could not reconnect")
+        end
+
+        # Only a connection that broke: one with a query in flight may be the caller's,
+        # whose transaction a reconnect would end.
+        def broken?
+          @connection.status != PG::CONNECTION_OK
+        end
+
+        def in_transaction?
+          case @connection.transaction_status
+          when PG::PQTRANS_IDLE then false
+          when PG::PQTRANS_INTRANS then true
+          when PG::PQTRANS_INERROR
+            raise @failures.problem("the connection's transaction has already failed (a statement in it raised): " \
+                                    "roll it back before guarding a write")
+          else raise @failures.problem("the connection is busy (a query is in flight) or broken")
+          end
+        end
+
+        def begin_and_mark(resource, token, owner = nil)
+          open_and_mark("BEGIN", "ROLLBACK", resource, token, owner)
+        end
+
+        def savepoint_and_mark(resource, token, owner = nil)
+          open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token, owner)
+        end
+
+        def highest(resource)
+          stored(value(HIGHEST_SQL, resource), resource)
+        end
+
+        def mark_rows
+          @connection.exec(Mark::SQL).values
+        end
+
+        def mark_owner(resource)
+          stored(value(OWNER_SQL, resource), resource, OWNER_COLUMN)
+        end
+
+        # The store's last_issued, lease_token, lease_expires_at_ns, the database clock
+        # in ns, and lease_owner; nil when the store has no row for `resource`.
+        def store_row(resource)
+          store_values(@connection.exec_params(STORE_ROW_SQL, [resource]).values.first, resource)
+        end
+
+        # In a transaction of its own (or a savepoint in the caller's), concurrent setups
+        # serialized by an advisory lock.
+        def setup(sql)
+          joined = in_transaction?
+          begin
+            @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
+          rescue PG::Error => e
+            roll_back unless joined # reconnects a connection that broke
+            raise @failures.statement(e, "nothing was created")
+          end
+          begin
+            @connection.exec("SET LOCAL client_min_messages = warning")
+            @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
+            @connection.exec(sql)
+          rescue PG::Error => e
+            joined ? roll_back_savepoint : roll_back
+            raise @failures.statement(e, "rolled back: nothing was created")
+          end
+          joined ? release_savepoint : @failures.committing(self) { commit }
+        end
+
+        def roll_back_savepoint
+          @connection.exec("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        def release_savepoint
+          @connection.exec("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        private
+
+        def value(sql, resource)
+          result = @connection.exec_params(sql, [resource])
+          result.ntuples.zero? ? nil : result.getvalue(0, 0)
+        end
+
+        # A prepared mark that vanished (DISCARD ALL) fails before anything was written:
+        # go back, prepare it again, start over, once.
+        def open_and_mark(opening, undo, resource, token, owner)
+          unless @prepared
+            literal = Statements.mark_literal(@connection, resource, token, @admission.mode, owner)
+            return @connection.exec("#{opening}; #{literal}").cmd_tuples
+          end
+
+          prepare_mark
+          @connection.exec(opening)
+          binds = Statements.mark_binds(@admission.mode, resource, token, owner)
+          begin
+            @connection.exec_prepared(@mark_name, binds).cmd_tuples
+          rescue PG::InvalidSqlStatementName
+            @connection.exec(undo)
+            PREPARED.each_value { |connections| connections[@connection] = nil }
+            prepare_mark
+            @connection.exec(opening) if undo == "ROLLBACK"
+            @connection.exec_prepared(@mark_name, binds).cmd_tuples
+          end
+        end
+
+        def prepare_mark
+          pid = @connection.backend_pid
+          prepared = PREPARED.fetch(@mark_name)
+          return if prepared[@connection] == pid
+
+          begin
+            @connection.prepare(@mark_name, MARK_SQLS.fetch(@admission.mode))
+          rescue PG::DuplicatePstatement
+            nil # prepared in this server session by another fence on the same connection
+          end
+          prepared[@connection] = pid
+        end
       end
 
       private
@@ -62,6 +243,3 @@ module LeaseMachines
     end
   end
 end
-
-require_relative "postgres/statements"
-require_relative "postgres/session"

@@ -7,26 +7,17 @@ require "lease_machines/stores/sqlite"
 
 module LeaseMachines
   module Fences
-    # Fences in an SQLite database: one row per resource in
-    # `lease_machines_fences`, marks as 20-digit text ({StoredToken}). The
-    # connection: a path (owned by the fence), an SQLite3::Database, or ActiveRecord.
+    # Fences in an SQLite database: one row per resource in `lease_machines_fences`,
+    # marks as 20-digit text ({StoredToken}). The connection: a path (owned by the
+    # fence), an SQLite3::Database, or ActiveRecord.
     class SQLite < Table
-      SCHEMA_SQL = Schema.sql(:sqlite)
+      SCHEMA_SQL = Fences.schema_sql(:sqlite)
       MISSING_TABLE = "no such table: #{TABLE}".freeze
       MISSING_STORE_TABLE = "no such table: #{STORE_TABLE}".freeze
       private_constant :MISSING_TABLE, :MISSING_STORE_TABLE
 
-      # @param connection [String, SQLite3::Database, ActiveRecord] see the class comment
-      # @param busy_timeout [Numeric] seconds a database the fence opens waits
-      #   for the write lock (a database you give keeps its own setting)
-      # @param store [Boolean] the lease store's table (`lease_machines_resources`,
-      #   LeaseMachines::Stores::SQLite) is in this database: admit only
-      #   tokens the store issued for the resource (docs/FENCES.md, "Bound fences")
-      # @param strict [Boolean] with store: admit only the token of the lease
-      #   the store records, live at the host clock
-      # @param signing_keys [Array<String>, nil] the keys of the stores whose
-      #   leases this fence admits: only tokens with a proof one of them made
-      #   pass (ForgedTokenError otherwise; docs/FENCES.md, "Signed tokens")
+      # @param busy_timeout [Numeric] seconds a database the fence opens waits for the
+      #   write lock (a database you give keeps its own setting); `strict:` reads the host clock
       def initialize(connection, busy_timeout: 5.0, store: false, strict: false, signing_keys: nil)
         @admission = Admission.from(store: store, strict: strict)
         unless busy_timeout.is_a?(Numeric) && busy_timeout.real? && busy_timeout.finite? && busy_timeout.positive?
@@ -36,11 +27,175 @@ module LeaseMachines
         super(source(connection, (busy_timeout * 1000).ceil), signing_keys)
       end
 
+      # The SQL of an SQLite fence; tokens are bound as their 20-digit text ({StoredToken}).
+      module Statements
+        ON_CONFLICT = Fences.on_conflict(TABLE)
+        # Raises the mark of ?1 to ?2 for owner ?3, or changes nothing (0 rows: fenced),
+        # under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
+        MARK_SQL = "INSERT INTO #{TABLE} (resource, highest, lease_owner) VALUES (?1, ?2, ?3) #{ON_CONFLICT}".freeze
+
+        # `a <= b` and `a < b` for canonical decimal texts: a shorter text is smaller, texts
+        # of one length compare as memcmp.
+        def self.at_most(left, right) = compare(left, "<=", right)
+
+        def self.below(left, right) = compare(left, "<", right)
+
+        def self.compare(left, operator, right)
+          "(length(#{left}) < length(#{right}) OR (length(#{left}) = length(#{right}) AND #{left} #{operator} #{right}))"
+        end
+        private_class_method :compare
+
+        # ?1 resource, ?2 the token's 20-digit text, ?3 its canonical text, ?4 the host
+        # clock in ns, ?5 the owner. (`WHERE` is required before `ON CONFLICT` after a SELECT.)
+        ISSUED = "store.name = ?1 AND #{at_most('?3', 'store.last_issued')}".freeze
+        LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{below('?4', 'store.lease_expires_at_ns')} " \
+               "AND (?5 IS NULL OR store.lease_owner = ?5)".freeze
+        private_constant :ISSUED, :LIVE
+        MARK_SQLS = {
+          any: MARK_SQL,
+          issued: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
+                  "store WHERE #{ISSUED} #{ON_CONFLICT}",
+          live: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
+                "store WHERE #{LIVE} #{ON_CONFLICT}"
+        }.freeze
+        HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = ?".freeze
+        OWNER_SQL = "SELECT lease_owner FROM #{TABLE} WHERE resource = ?".freeze
+        HAS_OWNER_SQL = "SELECT count(*) FROM pragma_table_info('#{TABLE}') WHERE name = 'lease_owner'".freeze
+        ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR " \
+                        "(lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))".freeze
+        STORE_ROW_SQL = "SELECT last_issued, lease_token, lease_expires_at_ns, lease_owner FROM #{STORE_TABLE} " \
+                        "WHERE name = ?".freeze
+        SAVEPOINT = "lease_machines_fence"
+        BEGIN_SQL = "BEGIN IMMEDIATE"
+        # The host clock in ns (CLOCK_REALTIME, as the SQLite store's clock).
+        CLOCK_NS = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond) }
+
+        # The owner as its decimal text, as the store keeps lease_owner.
+        def self.mark_binds(mode, resource, token, owner = nil)
+          owner = owner&.to_s
+          case mode
+          when :any then [resource, StoredToken.text(token), owner]
+          when :issued then [resource, StoredToken.text(token), token.to_s, nil, owner]
+          else [resource, StoredToken.text(token), token.to_s, CLOCK_NS.call.to_s, owner]
+          end
+        end
+
+        DIALECT = ActiveRecordSession::Dialect.new(
+          engine: "SQLite", adapter: /sqlite/i,
+          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL, owner_sql: OWNER_SQL,
+          owner_column: [HAS_OWNER_SQL, ADD_OWNER_SQL],
+          store_row_sql: STORE_ROW_SQL, clock_ns: CLOCK_NS, setup: ->(sql) { [sql] }
+        ).freeze
+      end
+
+      # One SQLite3::Database as a guard uses it: the store's connection plus the guard's
+      # statements; it waits in SQLite's own busy handler. A database the caller gave
+      # keeps no prepared statement: the sqlite3 gem refuses to close one while any is open.
+      class Session < Stores::SQLite::Connection
+        include Statements
+        include Admission::Reads
+
+        def initialize(database, failures, prepared:, admission: Admission.new(:any))
+          super(database, 0)
+          @failures = failures
+          @prepared = prepared
+          @admission = admission
+        end
+
+        alias connection database
+
+        def ready
+          raise @failures.problem("the database is closed") if @database.closed?
+
+          self
+        end
+
+        def in_transaction?
+          @database.transaction_active?
+        end
+
+        def begin_and_mark(resource, token, owner = nil)
+          run(BEGIN_SQL)
+          mark(resource, token, owner)
+        end
+
+        def savepoint_and_mark(resource, token, owner = nil)
+          run("SAVEPOINT #{SAVEPOINT}")
+          mark(resource, token, owner)
+        end
+
+        def highest(resource)
+          stored(run(HIGHEST_SQL, resource)&.first, resource)
+        end
+
+        def mark_rows
+          @database.execute(Mark::SQL)
+        end
+
+        def mark_owner(resource)
+          stored(run(OWNER_SQL, resource)&.first, resource, OWNER_COLUMN)
+        end
+
+        # The store's last_issued, lease_token, lease_expires_at_ns, the host clock in ns,
+        # and lease_owner; nil when the store has no row for `resource`.
+        def store_row(resource)
+          store_values(run(STORE_ROW_SQL, resource), resource)&.insert(3, CLOCK_NS.call)
+        end
+
+        # In BEGIN IMMEDIATE (concurrent setups wait) or a savepoint in the caller's
+        # transaction; adds the owner column to a table made before it, under the same lock.
+        def setup(sql)
+          joined = in_transaction?
+          begin
+            run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
+          rescue ::SQLite3::Exception => e
+            raise @failures.statement(e, "nothing was created")
+          end
+          begin
+            @database.execute_batch(sql)
+            run(ADD_OWNER_SQL) if run(HAS_OWNER_SQL).first.zero?
+          rescue ::SQLite3::Exception => e
+            joined ? roll_back_savepoint : roll_back
+            raise @failures.statement(e, "rolled back: nothing was created")
+          end
+          joined ? release_savepoint : @failures.committing(self) { commit }
+        end
+
+        def roll_back_savepoint
+          run("ROLLBACK TO SAVEPOINT #{SAVEPOINT}")
+          run("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        def release_savepoint
+          run("RELEASE SAVEPOINT #{SAVEPOINT}")
+        end
+
+        private
+
+        def run(sql, *binds)
+          return super if @prepared
+
+          statement = @database.prepare(sql)
+          begin
+            statement.bind_params(*binds) unless binds.empty?
+            statement.step
+          ensure
+            statement.close
+          end
+        end
+
+        def mark(resource, token, owner)
+          mode = @admission.mode
+          run(MARK_SQLS.fetch(mode), *Statements.mark_binds(mode, resource, token, owner))
+          @database.changes
+        end
+      end
+
       private
 
-      # An SQLite database for the connection sources: never reopened in the
-      # same process; a forked child leaves its parent's untouched (closing
-      # it would upset the parent's locks).
+      # An SQLite database for the connection sources: never reopened in the same
+      # process; a forked child leaves its parent's untouched (closing it would upset
+      # the parent's locks).
       module Database
         extend Stores::Connections::Engine
 
@@ -49,7 +204,7 @@ module LeaseMachines
 
         def self.silence(_session) = nil
 
-        # The session closes it: it finalizes its prepared statements first.
+        # The session finalizes its prepared statements first.
         def self.close(session) = session.close
       end
       private_constant :Database
@@ -109,6 +264,3 @@ module LeaseMachines
     end
   end
 end
-
-require_relative "sqlite/statements"
-require_relative "sqlite/session"

@@ -1,22 +1,20 @@
 # frozen_string_literal: true
 
+require_relative "../errors"
 require "lease_machines/stores/resource_name"
 
 module LeaseMachines
   module Fences
-    # The one place a fence reads a token argument: an Integer in
-    # 0..2**64-1, nothing converted (as `Fence#accept`), or a lease.
+    # The one place a fence reads a token argument: an Integer in 0..2**64-1,
+    # nothing converted (as `Fence#accept`), or a lease.
     module Token
       MAX = (2**64) - 1
       RANGE = "0..#{MAX}".freeze
 
       class << self
-        # @return [Integer] `value`, checked
-        # @raise [TypeError] for anything but an Integer
-        # @raise [RangeError] for an Integer outside 0..2**64-1
+        # @raise [TypeError] for anything but an Integer; [RangeError] outside 0..2**64-1
         def check(value, name = "token")
-          # Integer === value asks the class, not the object: an object that
-          # claims to be an Integer (is_a?, to_int) is not one.
+          # Integer === value asks the class: an object that claims to be an Integer is not one.
           unless Integer === value # rubocop:disable Style/CaseEquality
             raise TypeError, "#{name} must be an Integer in #{RANGE}, got #{describe(value)}"
           end
@@ -25,10 +23,7 @@ module LeaseMachines
           value
         end
 
-        # A guard's token and proof: a Lease gives both.
-        # @return [Array(Integer, String)] the token and the proof (or nil)
-        # @raise [TypeError] for a proof that is not a String
-        # @raise [ArgumentError] for a Lease with a proof beside it
+        # A guard's token and proof (a Lease gives both).
         def presented(value, proof)
           if Lease === value # rubocop:disable Style/CaseEquality -- asks the class, not the object
             unless nil.equal?(proof)
@@ -44,10 +39,7 @@ module LeaseMachines
           [check(value), proof]
         end
 
-        # A guard's owner: the lease's when `value` is a Lease, else `owner`
-        # (nil: a bare token, no owner recorded or compared).
-        # @return [Integer, nil]
-        # @raise [ArgumentError] for a Lease with an owner beside it
+        # A guard's owner: the lease's, else `owner` (nil: none recorded or compared).
         def owner(value, owner)
           return nil.equal?(owner) ? nil : check(owner, "owner") unless Lease === value # rubocop:disable Style/CaseEquality
           return value.owner if nil.equal?(owner)
@@ -55,10 +47,7 @@ module LeaseMachines
           raise ArgumentError, "owner: is read from the lease: pass the lease alone, or its token with owner:"
         end
 
-        # Raises ForgedTokenError unless one of `keys` ({Signing::Keys}) made
-        # `proof` for the grant of `token` of `resource` to `owner`.
-        # @raise [ArgumentError] for a proof without its owner (a bare token
-        #   given `proof:` and no `owner:`): the proof signs the owner
+        # Raises ForgedTokenError unless one of `keys` made `proof` for this grant.
         def authenticate(keys, resource, token, owner, proof)
           if nil.equal?(owner) && !nil.equal?(proof)
             raise ArgumentError, "a signed token needs the owner its proof signs: pass the lease, or owner: with proof:"
@@ -70,11 +59,87 @@ module LeaseMachines
           raise Refusals.report(ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem))
         end
 
-        # As {Stores.described}: `"1" (String)`.
         def describe(value)
           Stores.described(value)
         end
       end
+    end
+
+    # A token as a column holds it. SQLite has no unsigned 64-bit type (2**63 and up
+    # become a lossy REAL), so a token is TEXT of exactly 20 zero-padded digits: memcmp
+    # orders equal-length strings as the numbers they spell, and numeric reads the same text.
+    module StoredToken
+      DIGITS = /\A[0-9]{1,20}\z/
+      private_constant :DIGITS
+
+      class << self
+        def text(token)
+          format("%020d", token)
+        end
+
+        # Decimal text, an Integer or an integral BigDecimal in 0..2**64-1 (nil stays nil).
+        # @raise [StoreError] for anything else: a value written by hand is not guessed at
+        def read(value, where)
+          case value
+          when nil then nil
+          when Integer then in_range(value, value, where)
+          when String
+            raise not_a_token(value, where) unless value.match?(DIGITS)
+
+            in_range(Integer(value, 10), value, where)
+          else
+            integral = defined?(BigDecimal) && value.is_a?(BigDecimal) && value.finite? && value.frac.zero?
+            raise not_a_token(value, where) unless integral
+
+            in_range(value.to_i, value, where)
+          end
+        end
+
+        private
+
+        def in_range(integer, value, where)
+          raise not_a_token(value, where) unless integer.between?(0, Token::MAX)
+
+          integer
+        end
+
+        def not_a_token(value, where)
+          StoreError.new("#{where} holds #{value.inspect}, which is not a token (an Integer in #{Token::RANGE})")
+        end
+      end
+    end
+
+    # What a fenced row write of a bound or signed model shows: the lease's resource
+    # name, token, owner and proof. A frozen value, checked when made.
+    class Pass
+      attr_reader :resource, :token, :proof, :owner
+
+      # @param lease [Lease, Integer] the lease, or its token (then `proof:` and `owner:`)
+      def initialize(resource, lease, proof: nil, owner: nil)
+        @resource = Stores.resource_name(resource, argument: "resource")
+        @owner = Token.owner(lease, owner)
+        @token, @proof = Token.presented(lease, proof)
+        freeze
+      end
+
+      def ==(other)
+        other.instance_of?(Pass) && fields == [other.resource, other.token, other.owner, other.proof]
+      end
+      alias eql? ==
+
+      def hash
+        [Pass, *fields].hash
+      end
+
+      def inspect
+        "#<#{self.class.name} resource=#{@resource.inspect} token=#{@token}#{" owner=#{@owner}" if @owner}" \
+          "#{" proof=#{@proof.inspect}" if @proof}>"
+      end
+      alias to_s inspect
+
+      private
+
+      def fields = [@resource, @token, @owner, @proof]
     end
   end
 end

@@ -3,11 +3,9 @@
 require_relative "../fenced_error"
 
 module LeaseMachines
-  # A bound fence refused a token the store never issued for the resource:
-  # a distinct FencedError, so a stale worker and a forged token differ.
+  # A bound fence refused a token the store never issued for the resource.
   class UnknownTokenError
-    # @return [Integer, nil] the store's last issued token for the resource
-    #   when it refused (nil: the store has no row for it)
+    # @return [Integer, nil] the store's last issued token for the resource (nil: no row)
     attr_reader :last_issued
 
     def initialize(resource:, token:, highest:, last_issued:, record: nil)
@@ -23,18 +21,15 @@ module LeaseMachines
     end
   end
 
-  # A fence refused a token equal to its mark, shown by another owner than
-  # the one recorded with the mark: the store issued the token twice (a
-  # failover lost an acknowledged grant), and the first holder wrote first.
+  # A fence refused a token equal to its mark shown by another owner than the one
+  # recorded: the store issued the token twice (a failover lost a grant).
   class ReissuedTokenError
     # @return [Integer] the owner the guard showed
     attr_reader :owner
-    # @return [Integer] the owner recorded with the mark, or (a strict
-    #   guard's refusal) the owner of the store's live lease of the token
+    # @return [Integer] the owner recorded with the mark, or (strict) of the store's live lease
     attr_reader :recorded_owner
 
-    # @param leased [Boolean] whether `recorded_owner` is the store's lease's
-    #   (a strict guard), not the mark's
+    # @param leased [Boolean] whether `recorded_owner` is the store's lease's, not the mark's
     def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil, leased: false) # rubocop:disable Metrics/ParameterLists
       @owner = owner
       @recorded_owner = recorded_owner
@@ -51,13 +46,11 @@ module LeaseMachines
     end
   end
 
-  # A strict fence refused an issued token whose lease is no longer live at
-  # the database clock (expired, released, or replaced).
+  # A strict fence refused an issued token whose lease is no longer live at the database clock.
   class ExpiredTokenError
     # @return [Integer] the store's last issued token for the resource
     attr_reader :last_issued
-    # @return [Integer, nil] the token of the lease the store records (nil:
-    #   none, it was released)
+    # @return [Integer, nil] the token of the lease the store records (nil: released)
     attr_reader :lease_token
     # @return [Integer, nil] when that lease ends, in ns since the Unix epoch
     attr_reader :expires_at_ns
@@ -86,12 +79,9 @@ module LeaseMachines
       end
     end
   end
-end
 
-module LeaseMachines
-  # A fence with `signing_keys:` refused a token whose proof is missing,
-  # malformed or made by none of its keys. An {UnknownTokenError}: a token
-  # the fence cannot know was issued, handled the same way. Nothing was read.
+  # A fence with `signing_keys:` refused a token whose proof is missing, malformed or
+  # made by none of its keys. Nothing was read.
   class ForgedTokenError
     PROBLEMS = %i[missing malformed forged].freeze
 
@@ -117,6 +107,33 @@ module LeaseMachines
       when :malformed then "its proof is not 64 lowercase hexadecimal digits"
       else "its proof was made by none of this fence's signing keys (forged, made for another resource or " \
            "another token, or signed with a key the fence does not hold)"
+      end
+    end
+  end
+
+  module Fences
+    # Every refused token is reported as a `fence_refused` event (docs/RUNTIME.md#events)
+    # where the refusal is decided, just before its error is raised.
+    module Refusals
+      module_function
+
+      # @return [FencedError] `error`, to raise (nothing is built when nobody listens)
+      def report(error)
+        return error unless Events.listened?
+
+        Events.emit(:fence_refused, { resource: error.resource, owner: nil, token: error.token, status: :refused,
+                                      reason: reason(error), duration: nil, highest: error.highest })
+        error
+      end
+
+      def reason(error)
+        case error
+        when ReissuedTokenError then :reissued
+        when ForgedTokenError then :forged_token
+        when ExpiredTokenError then :expired_token
+        when UnknownTokenError then :unknown_token
+        else error.token.zero? ? :zero_token : :stale
+        end
       end
     end
   end

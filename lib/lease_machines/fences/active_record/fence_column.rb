@@ -2,41 +2,16 @@
 
 module LeaseMachines
   module Fences
-    # A model's token column, checked against its declared SQL type the first
-    # time the model fences a write, and the condition every fenced statement
-    # adds: `column IS NULL OR column <= token`.
-    #
-    # A model with a `lease_owner` column (as the guards' table has, the
-    # owner's type as the token's) records the owner of the write that set
-    # the row's token, and refuses an equal token shown by another owner (a
-    # reissued token; docs/FENCES.md, "Reissued tokens"): a write that shows
-    # its owner (a {Pass}) adds `column IS NULL OR column <> token OR
-    # lease_owner IS NULL OR lease_owner = owner` and sets the owner; a bare
-    # token compares no owner, keeps the recorded one at an equal token and
-    # clears it at a greater one. Without the column, owners are neither
-    # compared nor recorded.
-    #
-    # The column must hold every token exactly and compare in SQL as tokens
-    # do (see {StoredToken}):
-    #
-    # - PostgreSQL: numeric(20,0) (`t.decimal :lease_token, precision: 20, scale: 0`),
-    #   or a text column (`t.string :lease_token, limit: 20`);
-    # - SQLite: a column of TEXT affinity (`t.string :lease_token, limit: 20`).
-    #
-    # An integer column cannot hold 2**63 and above, and SQLite would turn the
-    # 20-digit text into a number (a REAL past 2**63) in a column of numeric
-    # affinity: both are refused with the migration line to use instead.
+    # A model's token column (checked against its SQL type at the first fenced write) and
+    # the condition every fenced statement adds: `column IS NULL OR column <= token`. With
+    # a `lease_owner` column, an equal token recorded for another owner is refused.
     class FenceColumn
       POSTGRES_TYPES = /\A(numeric(\((2\d|[3-9]\d|\d{3,}),0\))?|text|character varying(\((2\d|[3-9]\d|\d{3,})\))?)\z/
-      # MySQL: DECIMAL with at least 20 digits and no scale, or BIGINT UNSIGNED
-      # (both exact over 0..2**64-1 and compared as numbers).
+      # DECIMAL of at least 20 digits and no scale, or BIGINT UNSIGNED (exact, compared as numbers).
       MYSQL_TYPES = /\A(decimal\((2\d|[3-6]\d),0\)( unsigned)?|bigint(\(20\))? unsigned)\z/i
       private_constant :POSTGRES_TYPES, :MYSQL_TYPES
 
-      # @return [String] the column's name
-      attr_reader :name
-      # @return [RowAdmission] what the model's writes admit beyond the row's comparison
-      attr_reader :admission
+      attr_reader :name, :admission
 
       def initialize(model, name, admission)
         @model = model
@@ -45,10 +20,7 @@ module LeaseMachines
         @checked = false
       end
 
-      # Checks the column once (it needs the schema, so not before the first
-      # fenced write).
-      # @return [self]
-      # @raise [ArgumentError] naming the column, its type and the fix
+      # Once (it needs the schema): the column must hold every token exactly and compare as tokens do.
       def checked
         return self if @checked
 
@@ -64,9 +36,7 @@ module LeaseMachines
         self
       end
 
-      # The rows of `scope` that `token` (shown by `owner`, nil: not known)
-      # may write: those whose token is NULL (never fenced) or at most
-      # `token`, and not equal to it under another recorded owner.
+      # The rows of `scope` that `token` (shown by `owner`, nil: not known) may write.
       def admitting(scope, token, owner = nil)
         admitted = scope.where(@name => nil).or(scope.where(@name => ..token))
         return admitted unless owner && records_owners?
@@ -77,10 +47,7 @@ module LeaseMachines
                        "#{recorded} = #{owner_literal(owner)})")
       end
 
-      # What a write sets besides the token: the owner column's value (the
-      # shown owner; for a bare token, the recorded one at an equal token and
-      # NULL at a greater), nothing for a model without the column.
-      # @return [Hash{String => Object}]
+      # A bare token keeps the recorded owner at an equal token and clears it at a greater.
       def owner_values(token, owner)
         return {} unless records_owners?
         return { OWNER_COLUMN => owner } if owner
@@ -88,11 +55,39 @@ module LeaseMachines
         { OWNER_COLUMN => Arel.sql("CASE WHEN #{quoted(@name)} = #{token_literal(token)} THEN #{quoted(OWNER_COLUMN)} END") }
       end
 
-      # The error for a write of `token` by `owner` refused on a row (the
-      # first of `row`) that holds `token` under another recorded owner;
-      # nil for any other refusal.
-      # @param error [Hash] the FencedError's keywords (resource:, token:, highest:, record:)
-      # @return [ReissuedTokenError, nil]
+      # The error of a write of `model` refused on a row (the first of `row`), reported.
+      # `error`: its keywords.
+      def refusal(model, row, owner, resource, **error)
+        return Refusals.report(FencedError.new(**error)) if error.fetch(:token).zero?
+
+        reissued = reissued(row, owner, **error)
+        return Refusals.report(reissued) if reissued
+
+        @admission.refusal(model, resource, **error)
+      end
+
+      # The `fence_refused` event of a `fenced_update_all` that left rows it matched: one
+      # per call, naming how many, with what a `fenced_update!` of such a row would say.
+      # `shown`: the token, resource and owner {RowAdmission#presented} gave.
+      def report_refused(model, matched, updated, shown)
+        token, resource, owner = shown
+        refused = matched.count - updated
+        return unless refused.positive?
+
+        highest = StoredToken.read(matched.maximum(@name), "#{model.table_name}.#{@name}")
+        refusal(model, matched.where(@name => token), owner, resource,
+                resource: "#{model.name} (#{refused} of #{refused + updated} rows)", token: token, highest: highest)
+      end
+
+      def records_owners?
+        return @owner_column unless @owner_column.nil?
+
+        @owner_column = @model.columns_hash.key?(OWNER_COLUMN)
+      end
+
+      private
+
+      # A row (the first of `row`) that holds `token` under another recorded owner.
       def reissued(row, owner, **error)
         return nil unless owner && records_owners? && error.fetch(:highest) == error.fetch(:token)
 
@@ -102,25 +97,15 @@ module LeaseMachines
         ReissuedTokenError.new(**error, owner: owner, recorded_owner: recorded)
       end
 
-      # Whether the model has the owner column (read once, with the schema).
-      def records_owners?
-        return @owner_column unless @owner_column.nil?
-
-        @owner_column = @model.columns_hash.key?(OWNER_COLUMN)
-      end
-
-      private
-
       def quoted(column)
         "#{@model.connection.quote_table_name(@model.table_name)}.#{@model.connection.quote_column_name(column)}"
       end
 
-      # The token as the column stores it (20-digit text; an integer on MySQL).
       def token_literal(token)
         @model.connection.quote(@model.type_for_attribute(@name).serialize(token))
       end
 
-      # An owner as its column stores it (decimal text on SQLite, a number elsewhere).
+      # Decimal text on SQLite, a number elsewhere.
       def owner_literal(owner)
         sqlite? ? @model.connection.quote(owner.to_s) : Integer(owner).to_s
       end
@@ -148,6 +133,59 @@ module LeaseMachines
         else
           "declare it as numeric(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
         end
+      end
+    end
+
+    # The ActiveModel type of a model's token column: an Integer in 0..2**64-1 in Ruby,
+    # the 20-digit text of {StoredToken} in the database. Nothing is converted: "5" or
+    # 5.0 raises, as every token argument of the gem does.
+    class TokenType < ::ActiveModel::Type::Value
+      # `model` and `column` name it in messages ("Report#lease_token").
+      def initialize(model, column)
+        super()
+        @model = model
+        @column = column
+      end
+
+      def type
+        :lease_machines_token
+      end
+
+      def cast(value)
+        value.nil? ? nil : Token.check(value, label)
+      end
+
+      def deserialize(value)
+        StoredToken.read(value, label)
+      end
+
+      # On MySQL the Integer, quoted as a number: MySQL compares a DECIMAL column with a
+      # string as floating-point numbers (inexact above 2**53), with an integer exactly.
+      def serialize(value)
+        return nil if value.nil?
+
+        token = cast(value)
+        mysql? ? token : StoredToken.text(token)
+      end
+
+      def ==(other)
+        other.is_a?(TokenType) && other.label == label
+      end
+      alias eql? ==
+
+      def hash
+        [self.class, label].hash
+      end
+
+      protected
+
+      def mysql?
+        @model.connection.adapter_name.match?(/mysql/i)
+      end
+
+      # Read when raised, so a class named after `fenced_by` ran is named too.
+      def label
+        "#{@model.name || @model.inspect}##{@column}"
       end
     end
   end

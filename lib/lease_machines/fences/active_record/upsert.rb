@@ -2,34 +2,16 @@
 
 module LeaseMachines
   module Fences
-    # One `Model.fenced_upsert!(token, attributes, unique_by:)`: creates the
-    # row, or overwrites it when its token is NULL or at most `token`, in one
-    # statement (PostgreSQL and SQLite share the syntax):
-    #
-    #   INSERT INTO reports (day, body, lease_token, created_at, updated_at) VALUES (...)
-    #   ON CONFLICT (day) DO UPDATE SET body = excluded.body, lease_token = excluded.lease_token,
-    #     updated_at = excluded.updated_at
-    #   WHERE reports.lease_token IS NULL OR reports.lease_token <= excluded.lease_token
-    #
-    # A model with a `lease_owner` column ({FenceColumn}) also inserts the
-    # shown owner (NULL for a bare token), refuses in the `WHERE` an equal
-    # token whose row records another owner, and sets the owner to the shown
-    # one (a bare token keeps the recorded owner at an equal token).
-    #
-    # `unique_by` names the columns of a unique index (the conflict target).
-    # No row inserted or updated means fenced. Values are cast and serialized
-    # by the model's attribute types, then quoted by the connection; no
-    # callbacks or validations run (as for ActiveRecord's `upsert_all`), and
-    # `created_at`/`updated_at` are set when the model records timestamps.
+    # One `Model.fenced_upsert!`: an INSERT ... ON CONFLICT (unique_by) DO UPDATE ... WHERE
+    # the row's token is NULL or at most `token` (PostgreSQL and SQLite); no row written
+    # means fenced. As `upsert_all`: no callbacks or validations; timestamps are set.
     class Upsert
-      # @param owner [Integer, nil] the owner the write shows (nil: a bare token)
       def initialize(model, column, owner = nil)
         @model = model
         @column = column
         @owner = owner
       end
 
-      # @return [true]
       def run(token, attributes, unique_by, resource)
         keys = Array(unique_by).map(&:to_s)
         values = attributes.transform_keys(&:to_s)
@@ -41,22 +23,14 @@ module LeaseMachines
         timestamps(values)
         return true if token.positive? && execute(values, keys, resource) == 1
 
-        refuse(token, values.slice(*keys), resource)
+        key_values = values.slice(*keys)
+        row = @model.unscoped.where(key_values)
+        described = "#{@model.name} #{key_values.map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}"
+        raise @column.refusal(@model, row, @owner, resource, resource: described, token: token,
+                                                             highest: row.pick(@column.name))
       end
 
       private
-
-      def refuse(token, key_values, resource)
-        row = @model.unscoped.where(key_values)
-        error = { resource: "#{@model.name} #{key_values.map { |k, v| "#{k}=#{v.inspect}" }.join(' ')}", token: token,
-                  highest: row.pick(@column.name) }
-        raise Refusals.report(FencedError.new(**error)) if token.zero?
-
-        reissued = @column.reissued(row, @owner, **error)
-        raise Refusals.report(reissued) if reissued
-
-        raise @column.admission.refusal(@model, resource, **error)
-      end
 
       def timestamps(values)
         return unless @model.record_timestamps
@@ -83,8 +57,7 @@ module LeaseMachines
         SQL
       end
 
-      # `excluded.<name>`; for the owner column, the recorded owner kept at
-      # an equal token when the write shows none.
+      # For the owner column, the recorded owner kept at an equal token when the write shows none.
       def excluded(name, table)
         connection = @model.connection
         return "excluded.#{connection.quote_column_name(name)}" unless name == OWNER_COLUMN
@@ -94,8 +67,7 @@ module LeaseMachines
           "ELSE excluded.#{connection.quote_column_name(name)} END"
       end
 
-      # An equal token is admitted only for the recorded owner (or where
-      # either side names none).
+      # An equal token is admitted only for the recorded owner (or where either side names none).
       def owner_condition(table)
         guarded, recorded, token = owner_sql(table)
         shown = "excluded.#{@model.connection.quote_column_name(OWNER_COLUMN)}"
@@ -108,12 +80,10 @@ module LeaseMachines
          "excluded.#{connection.quote_column_name(@column.name)}"]
       end
 
-      # The row to insert: `VALUES (...)`, or for a model bound to its store
-      # `SELECT ... WHERE <the store admits the token>`, so that neither the
-      # insert nor the update happens for a token the store refuses. (The
-      # conflict's update reads the same `excluded` row, so the condition
-      # holds for both. PostgreSQL types a SELECT's literals as text: each is
-      # cast to its column's type.)
+      # `VALUES (...)`, or bound to the store `SELECT ... WHERE <the store admits the
+      # token>`: then neither the insert nor the update (which reads the same `excluded`
+      # row) happens for a token it refuses. PostgreSQL types a SELECT's literals as
+      # text: each is cast to its column's type.
       def rows(columns, values, resource)
         admission = @column.admission
         literals = columns.map { |name| literal(name, values[name]) }
@@ -122,14 +92,61 @@ module LeaseMachines
         unless @model.connection.adapter_name.match?(/sqlite/i)
           literals = columns.zip(literals).map { |name, text| "CAST(#{text} AS #{@model.columns_hash.fetch(name).sql_type})" }
         end
-        condition = @model.sanitize_sql_array([admission.condition(@model),
-                                               admission.condition_values(@model, resource, values[@column.name])])
-        "SELECT #{literals.join(', ')} WHERE #{condition}"
+        "SELECT #{literals.join(', ')} WHERE #{store_condition(values, resource)}"
+      end
+
+      def store_condition(values, resource)
+        admission = @column.admission
+        @model.sanitize_sql_array([admission.condition(@model),
+                                   admission.condition_values(@model, resource, values[@column.name])])
       end
 
       def literal(name, value)
         type = @model.type_for_attribute(name)
         @model.connection.quote(type.serialize(type.cast(value)))
+      end
+    end
+
+    # {Upsert} on MySQL, which has no conditional upsert (ON DUPLICATE KEY UPDATE counts a
+    # refused row as an inserted one): the fenced UPDATE; else the INSERT (RecordNotUnique:
+    # another writer created the row); then the UPDATE once more (0 rows: fenced).
+    class MySQLUpsert < Upsert
+      private
+
+      def execute(values, keys, resource)
+        return 1 if update(values, keys, resource) == 1
+        return 1 if insert(values, resource)
+
+        update(values, keys, resource)
+      end
+
+      def update(values, keys, resource)
+        token = values.fetch(@column.name)
+        updates = values.reject { |name, _| keys.include?(name) || name.start_with?("created_") }
+                        .merge(@column.owner_values(token, @owner))
+        scope = @model.unscoped.where(values.slice(*keys))
+        @model.unscoped do
+          @column.admission.admitting(@column.admitting(scope, token, @owner), @model, resource, token).update_all(updates)
+        end
+      end
+
+      def insert(values, resource)
+        connection = @model.connection
+        columns = values.keys
+        connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert") == 1
+          INSERT INTO #{connection.quote_table_name(@model.table_name)}
+          (#{columns.map { |name| connection.quote_column_name(name) }.join(', ')})
+          #{row(columns, values, resource)}
+        SQL
+      rescue ::ActiveRecord::RecordNotUnique
+        false
+      end
+
+      def row(columns, values, resource)
+        literals = columns.map { |name| literal(name, values[name]) }.join(", ")
+        return "VALUES (#{literals})" unless @column.admission.bound?
+
+        "SELECT #{literals} FROM DUAL WHERE #{store_condition(values, resource)}"
       end
     end
   end

@@ -3,13 +3,35 @@
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # One Mysql2::Client as a guard uses it: the store's session plus the
-      # guard's statements.
-      class Session < Stores::MySQL::Session
-        IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
+      # What both MySQL sessions read, each through its `rows(sql)`; a refused mark's
+      # error is read with locking reads (see {Statements.highest_sql}).
+      module Reads
+        def refusal(resource, token, owner = nil)
+          @locking = true
+          @admission.refusal(self, resource, token, owner: owner)
+        ensure
+          @locking = false
+        end
 
-        # @return [Failures]
-        attr_reader :failures
+        def highest(resource)
+          stored(rows(Statements.highest_sql(resource, locking: @locking)).dig(0, 0), resource)
+        end
+
+        def mark_owner(resource)
+          stored(rows(Statements.owner_sql(resource, locking: @locking)).dig(0, 0), resource, OWNER_COLUMN)
+        end
+
+        def store_row(resource)
+          store_values(rows(Statements.store_row_sql(resource, locking: @locking)).first, resource)
+        end
+      end
+
+      # One Mysql2::Client as a guard uses it: the store's session plus the guard's statements.
+      class Session < Stores::MySQL::Session
+        include Admission::Reads
+        include Reads
+
+        IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
 
         def initialize(connection, failures, admission: Admission.new(:any))
           super(connection)
@@ -17,14 +39,8 @@ module LeaseMachines
           @admission = admission
         end
 
-        # What the guard's block is given.
-        def argument
-          @connection
-        end
-
-        # Asked of the server (mysql2 cannot tell): `SET TRANSACTION READ
-        # WRITE` (the default) fails with 1568 inside a transaction, on MySQL
-        # and MariaDB alike. A lost connection raises StoreError.
+        # mysql2 cannot tell: `SET TRANSACTION READ WRITE` fails with 1568 inside a
+        # transaction, on MySQL and MariaDB alike. A lost connection raises StoreError.
         def in_transaction?
           @connection.query("SET TRANSACTION READ WRITE")
           false
@@ -45,52 +61,12 @@ module LeaseMachines
           mark(resource, token, owner)
         end
 
-        def mark(resource, token, owner, restart: false)
-          Statements.mark(@admission.mode, resource, token, owner, restart: restart) do |sql|
-            @connection.query(sql)
-            @connection.affected_rows
-          end
-        end
-        private :mark
-
-        # @return [Integer, nil] the resource's mark
-        def highest(resource)
-          value = query(Statements.highest_sql(resource, locking: @locking)).dig(0, 0)
-          StoredToken.read(value, "#{TABLE} row #{resource.inspect}")
-        end
-
-        # @return [Array<Array>] the rows of {Mark::SQL}
         def mark_rows
           query(Mark::SQL)
         end
 
-        # @return [Integer, nil] the owner recorded with the resource's mark
-        def mark_owner(resource)
-          value = query(Statements.owner_sql(resource, locking: @locking)).dig(0, 0)
-          StoredToken.read(value, "#{TABLE} row #{resource.inspect} (#{OWNER_COLUMN})")
-        end
-
-        # @return [Array(Integer, Integer, Integer, Integer), nil] see {Admission#refusal}
-        def store_row(resource)
-          row = query(Statements.store_row_sql(resource, locking: @locking)).first
-          return nil unless row
-
-          where = "#{STORE_TABLE} row #{resource.inspect}"
-          row.map { |value| StoredToken.read(value, where) }
-        end
-
-        # @return [FencedError] the error for a refused mark, read with
-        #   locking reads (see {Statements.highest_sql})
-        def refusal(resource, token, owner = nil)
-          @locking = true
-          @admission.refusal(self, resource, token, owner: owner)
-        ensure
-          @locking = false
-        end
-
-        # Runs the schema (DDL: it commits an open transaction, so it refuses
-        # to run inside one), adds the owner column to a table made before
-        # it, then checks that the table is InnoDB.
+        # DDL commits an open transaction, so it refuses to run inside one; then adds the
+        # owner column to a table made before it, and checks that the table is InnoDB.
         def setup(sql)
           if in_transaction?
             raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
@@ -108,17 +84,6 @@ module LeaseMachines
           raise @failures.statement(e, "nothing was created")
         end
 
-        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first, and
-        # a concurrent setup! that added it in between is no failure.
-        def add_owner_column
-          return unless query(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
-
-          @connection.query(Statements::ADD_OWNER_SQL)
-        rescue Mysql2::Error => e
-          raise unless e.error_number == Statements::DUPLICATE_COLUMN
-        end
-        private :add_owner_column
-
         def roll_back_savepoint
           @connection.query("ROLLBACK TO SAVEPOINT #{Statements::SAVEPOINT}")
           release_savepoint
@@ -126,6 +91,91 @@ module LeaseMachines
 
         def release_savepoint
           @connection.query("RELEASE SAVEPOINT #{Statements::SAVEPOINT}")
+        end
+
+        private
+
+        def rows(sql) = query(sql)
+
+        def mark(resource, token, owner, restart: false)
+          Statements.mark(@admission.mode, resource, token, owner, restart: restart) do |sql|
+            @connection.query(sql)
+            @connection.affected_rows
+          end
+        end
+
+        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first.
+        def add_owner_column
+          return unless query(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
+
+          @connection.query(Statements::ADD_OWNER_SQL)
+        rescue Mysql2::Error => e
+          raise unless e.error_number == Statements::DUPLICATE_COLUMN
+        end
+      end
+
+      # A guard through ActiveRecord's mysql2 adapter: values written in (it binds
+      # nothing without prepared statements), and no DDL inside a transaction.
+      class ActiveRecordMySQLSession < ActiveRecordSession
+        include Reads
+
+        # A deadlock during the mark rolled back the whole transaction: when it was the
+        # guard's own, nothing of the block ran and the guard runs again, up to
+        # DEADLOCK_ATTEMPTS times in all; inside the caller's transaction it is raised.
+        def guard(resource, token, owner = nil, &)
+          own = !@adapter.transaction_open?
+          attempts = 1
+          begin
+            super
+          rescue DeadlockedMark => e
+            raise e.cause unless own && attempts < Statements::DEADLOCK_ATTEMPTS
+
+            attempts += 1
+            retry
+          end
+        end
+
+        def setup(sql)
+          if @adapter.transaction_open?
+            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
+                                    "outside a transaction")
+          end
+
+          statement { @adapter.execute(sql.lines.grep_v(/\A\s*--/).join) }
+          add_owner_column
+          engine = statement { @adapter.select_value(Statements::ENGINE_SQL, NAME) }
+          return if engine.to_s.casecmp?("InnoDB")
+
+          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB")
+        end
+
+        private
+
+        # Raised through the guard's transaction (which rolls back); its cause is the StoreError.
+        class DeadlockedMark < StandardError; end
+
+        def rows(sql)
+          statement { @adapter.select_rows(sql, NAME) }
+        end
+
+        def add_owner_column
+          return unless statement { @adapter.select_value(Statements::HAS_OWNER_SQL, NAME) }.to_i.zero?
+
+          @adapter.execute(Statements::ADD_OWNER_SQL)
+        rescue ::ActiveRecord::StatementInvalid => e
+          cause = e.cause
+          duplicate = cause.is_a?(Mysql2::Error) && cause.error_number == Statements::DUPLICATE_COLUMN
+          raise @failures.statement(cause || e) unless duplicate
+        end
+
+        def mark(resource, token, owner)
+          statement do
+            Statements.mark(@admission.mode, resource, token, owner) { |sql| @adapter.exec_update(sql, NAME) }
+          end
+        rescue StoreError => e
+          raise e unless Statements.deadlock?(e.cause)
+
+          raise DeadlockedMark, e.message
         end
       end
     end
