@@ -2,22 +2,18 @@
 
 module LeaseMachines
   module Stores
-    # @api private: where a server store's connections come from, one source
-    # per kind of connection argument, the same for every engine ({Engine}
-    # declares what differs). `with` yields a Session ready for one call.
+    # @api private: where a server store's connections come from, one source per kind of `connection`
+    # argument, the same for every engine ({Engine} declares what differs). `with` yields a ready Session.
     module Connections
       # A source of connections the caller owns leaves them open on close.
       module Borrowed
         def close; end
       end
 
-      # A URL as `inspect` shows it: without its password.
       def self.shown(url)
         url.to_s.sub(%r{\A([a-z0-9+.-]+://[^:/@?#]*:)[^@/?#]*@}i, '\1***@').gsub(/(password=)[^&;\s]*/i, '\1***')
       end
 
-      # @param engine the engine's `Connections` module (see above)
-      # @return the source for the store's `connection` argument
       # @raise [TypeError] for a `connection` of no kind the store takes
       def self.for(connection, engine)
         kind, target = ConnectionKind.of(connection, driver: engine.driver, expected: engine.expected)

@@ -2,19 +2,12 @@
 
 module LeaseMachines
   module Stores
-    # A store in this process's memory, for tests and single-process tools:
-    # thread-safe, deciding through the same code as the durable engines
-    # ({Store#decide}). Not durable; a forked child works on its own copy.
+    # A store in this process's memory, for tests and single-process tools: thread-safe, deciding through
+    # {Store#decide}. Not durable; a forked child works on its own copy.
     class Memory < Store
-      # @return [Database]
       attr_reader :database
 
-      # @param database [Database] the rows (a new, empty one by default)
       # @param clock [#now_ns, #wait] used only when `database` is not given
-      # @param signing_keys [Array<String>, nil] as the durable stores' (granted
-      #   leases carry their token's proof)
-      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`, as the
-      #   durable stores'
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence,
                      durability: nil)
@@ -27,38 +20,30 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      # @return [#now_ns] the store clock
       def clock
         @database.clock
       end
 
-      # Nothing to create.
-      # @return [self]
       def setup!
         self
       end
 
-      # Nothing to close. @return [nil]
       def close
         nil
       end
 
-      # @api private
       def transaction(&)
         @database.transaction(&)
       end
 
-      # @api private: the clock in whole milliseconds
       def clock_ms
         @database.clock_ms
       end
 
-      # @api private: rows in memory always keep the holder's label.
       def labelled?
         true
       end
 
-      # @return [Durability] in memory: nothing survives the process
       def durability
         Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
       end
@@ -69,7 +54,6 @@ module LeaseMachines
         "resources=#{@database.size}"
       end
 
-      # Waits on the store clock until a lease of one of `names` is released.
       def handover_wait(names, seconds)
         @database.await_release(names, seconds)
       end
@@ -79,7 +63,6 @@ module LeaseMachines
         row && build_status(name, row.columns, row.updated_at, clock, row.label)
       end
 
-      # `wanted`: the names to keep (a Hash of them), nil for all.
       def read_statuses(wanted = nil)
         rows, clock = @database.read_all
         rows = rows.select { |(name, _row)| wanted.key?(name) } if wanted

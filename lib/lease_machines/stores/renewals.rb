@@ -2,19 +2,13 @@
 
 module LeaseMachines
   module Stores
-    # The leases one {Store#renew_all} renews, each checked before any I/O:
-    # its name by {Stores.resource_name}, its owner, token and ttl by the
-    # {Native::Request} a single renew would build. A bad entry raises the
-    # error its single renew would, its message prefixed with its index.
+    # The leases one {Store#renew_all} renews, each checked before any I/O as its single renew would be,
+    # its error's message prefixed with its index.
     class Renewals
       KEYS = %i[name owner token ttl].freeze
 
-      # @return [Array<String>] each renewal's resource name, in the caller's order
-      attr_reader :names
-      # @return [Array<Native::Request>] each renewal's request, in the caller's order
-      attr_reader :requests
+      attr_reader :names, :requests
 
-      # @param renewals [Array<Hash>] `{ name:, owner:, token:, ttl: }` each
       def initialize(renewals)
         unless renewals.is_a?(Array)
           raise TypeError, "renewals must be an Array of Hashes (name:, owner:, token:, ttl:), " \
@@ -33,8 +27,7 @@ module LeaseMachines
         @names.empty?
       end
 
-      # The names in the order their rows are locked: sorted (by bytes), each
-      # once, so that two processes' batches never wait for each other in a cycle.
+      # Sorted, each once: two processes' batches never wait for each other in a cycle.
       def locking_order
         @names.uniq.sort
       end

@@ -3,10 +3,8 @@
 module LeaseMachines
   module Stores
     class CLI
-      # The store `--store` names, opened for one command: read-only for a
-      # read-only command (SQLite opened read-only, never created, its
-      # journal mode left alone), every wait bounded by `--timeout`; or the
-      # fences `--fences` names, in the same forms (`reconcile`).
+      # The store `--store` names (or the fences `--fences` names), opened for one command: read-only for a
+      # read-only command, every wait bounded by `--timeout`.
       class StoreSpec
         # `sqlite:PATH`, `sqlite3:PATH` (Rails' spelling), `sqlite3:///ABSOLUTE/PATH`.
         SQLITE = %r{\Asqlite3?:(?://(?=/))?(?<path>.+)\z}m
@@ -20,7 +18,6 @@ module LeaseMachines
           @readonly = readonly
         end
 
-        # Yields the open store and closes it.
         def open
           store = connect(:store)
           yield store
@@ -28,8 +25,6 @@ module LeaseMachines
           store&.close
         end
 
-        # Yields the fences (`Fences::SQLite`, `Fences::Postgres` or
-        # `Fences::MySQL`) of the database the spec names, and closes them.
         def open_fences
           fences = connect(:fences)
           yield fences

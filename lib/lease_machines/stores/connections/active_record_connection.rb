@@ -3,15 +3,12 @@
 module LeaseMachines
   module Stores
     module Connections
-      # One ActiveRecord connection (adapter), used under its own lock
-      # through its `raw_connection`.
+      # One ActiveRecord connection (adapter), used under its own lock through its `raw_connection`.
       class ActiveRecordConnection
         include Borrowed
 
-        # Runs the block on `adapter` under the adapter's lock (also used by
-        # ActiveRecordPool), reconnecting it first when its raw connection is
-        # not the engine's driver connection or is closed.
-        # @yieldparam session the engine's AdapterSession
+        # Runs the block on `adapter` under its lock (ActiveRecordPool too), reconnecting it first when its raw
+        # connection is not the driver's or is closed.
         def self.use(adapter, engine)
           adapter.lock.synchronize do
             raw = adapter.raw_connection

@@ -3,9 +3,8 @@
 module LeaseMachines
   module Stores
     module Connections
-      # An ActiveRecord connection pool: the thread's connection, or, when
-      # that one is inside a transaction, one checked out for the call, so the
-      # decision commits independently of the caller's transaction.
+      # An ActiveRecord pool: the thread's connection, or, when that one is in a transaction, one checked
+      # out for the call, so the decision commits independently of the caller's transaction.
       class ActiveRecordPool
         include Borrowed
 

@@ -3,11 +3,8 @@
 module LeaseMachines
   module Stores
     module Connections
-      # An engine's session on an ActiveRecord adapter's raw connection: a
-      # failed connection is reconnected through the adapter (`reconnect!`),
-      # so ActiveRecord knows of it.
+      # A session on an ActiveRecord adapter's raw connection, reconnected through the adapter (`reconnect!`).
       module AdapterSession
-        # @raise [StoreError] when the adapter cannot reconnect
         def self.reconnect(adapter)
           adapter.reconnect!
         rescue StandardError => e

@@ -3,15 +3,10 @@
 module LeaseMachines
   module Stores
     module Connections
-      # A connection opened from a URL (or a path) and owned by the source,
-      # opened anew in a forked child ({ProcessLocal}) and, where the engine
-      # says so (`engine.reopen?`), once it was closed after a failure.
+      # A connection opened from a URL (or a path) and owned by the source, opened anew in a forked child and,
+      # where the engine says so, once it was closed after a failure.
       class Owned
-        # @param url [String] checked by the engine now, connected to on first use
-        # @param connect [#call] opens a new driver connection
-        # @param session [#call] a driver connection -> the session `with` yields
-        # @param lock [Class] Mutex (a store), or Monitor (a fence: a guard
-        #   inside a guard's block joins it)
+        # `lock`: Mutex (a store), or Monitor (a fence: a guard inside a guard's block joins it)
         def initialize(url, engine, connect: engine.connector(url), session: engine.method(:session), lock: Mutex)
           @engine = engine
           @shown = Connections.shown(url)

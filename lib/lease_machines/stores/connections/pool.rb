@@ -3,13 +3,12 @@
 module LeaseMachines
   module Stores
     module Connections
-      # Anything with `with { |driver_connection| }` (connection_pool): every
-      # call checks a connection out (a nested call in the same thread gets
-      # the same one), so nothing is serialized here.
+      # Anything with `with {
+      # driver_connection
+      # }` (connection_pool): every call checks one out.
       class Pool
         include Borrowed
 
-        # @param session [#call] a driver connection -> the session `with` yields
         def initialize(pool, engine, session: engine.method(:session))
           @pool = pool
           @session = session

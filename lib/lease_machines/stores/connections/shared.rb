@@ -3,8 +3,7 @@
 module LeaseMachines
   module Stores
     module Connections
-      # A driver connection the caller owns (and closes); a lock serializes
-      # this source's use of it (see {Owned} for the lock and the session).
+      # A driver connection the caller owns (and closes); a lock serializes this source's use of it.
       class Shared
         include Borrowed
 

@@ -3,13 +3,10 @@
 module LeaseMachines
   module Stores
     class Memory < Store
-      # The rows of one in-memory history, in the durable stores' encoding,
-      # behind one Mutex; a write lands only when its block returns.
+      # The rows of one in-memory history, behind one Mutex; a write lands only when its block returns.
       class Database
-        # One stored row: the five columns, the time of the last write, the holder's label.
         Row = Struct.new(:columns, :updated_at, :label)
 
-        # @return [#now_ns, #wait]
         attr_reader :clock
 
         def initialize(clock: WallClock)
@@ -24,7 +21,6 @@ module LeaseMachines
           @releases = Hash.new(0)
         end
 
-        # @api private
         def transaction
           @mutex.synchronize do
             transaction = Transaction.new(self)
@@ -34,7 +30,6 @@ module LeaseMachines
           end
         end
 
-        # The clock in whole milliseconds (an Integer, not negative).
         def clock_ms
           ns = @clock.now_ns
           unless ns.is_a?(Integer) && ns.between?(0, U64_MAX)
@@ -44,34 +39,28 @@ module LeaseMachines
           ns / NANOS_PER_MILLISECOND
         end
 
-        # @api private: the row's columns; called inside #transaction only
         def columns(name)
           @rows[name]&.columns
         end
 
-        # [Row or nil, clock in milliseconds]
         def read(name)
           @mutex.synchronize { [@rows[name], clock_ms] }
         end
 
-        # [[[name, Row], ...] ordered by name, clock in milliseconds]
         def read_all
           @mutex.synchronize { [@rows.sort_by(&:first), clock_ms] }
         end
 
-        # Writes a row as given, bypassing every check (for tests of rows a
-        # hand edit could leave); nil deletes it.
+        # Writes a row as given, bypassing every check (for tests of hand-edited rows); nil deletes it.
         def put(name, columns, label = nil)
           @mutex.synchronize { columns.nil? ? @rows.delete(name) : store(name, columns, label) }
         end
 
-        # @return [Integer] how many resources have a row
         def size
           @mutex.synchronize { @rows.size }
         end
 
-        # True once the lease record of one of `names` is cleared by a commit
-        # after this call started; false after `seconds` on the clock.
+        # True once the lease of one of `names` is cleared by a commit after this call started.
         def await_release(names, seconds)
           @mutex.synchronize do
             seen = @releases.values_at(*names)
@@ -93,7 +82,6 @@ module LeaseMachines
 
         private
 
-        # `label`: {HolderLabel::KEEP} keeps the row's.
         def store(name, columns, label)
           before = @rows[name]
           label = before&.label if label == HolderLabel::KEEP

@@ -3,8 +3,7 @@
 module LeaseMachines
   module Stores
     class Memory < Store
-      # The default store clock of {Memory}: the wall clock (nanoseconds since
-      # the Unix epoch, read in whole milliseconds as the durable stores do).
+      # The default clock of {Memory}: the wall clock, read in whole milliseconds as the durable stores do.
       module WallClock
         module_function
 

@@ -3,9 +3,7 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # A {Session} on an ActiveRecord adapter's raw connection: a failed
-      # one is closed ({Session#recover}), then reconnected through the
-      # adapter (`reconnect!`), so ActiveRecord knows of it.
+      # A {Session} that, once closed after a failure, reconnects through the ActiveRecord adapter.
       class AdapterSession < Session
         include Stores::Connections::AdapterSession
 

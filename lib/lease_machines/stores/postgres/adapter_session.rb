@@ -3,9 +3,7 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # A {Session} on an ActiveRecord adapter's raw connection, whose
-      # `reconnect` goes through the adapter (`reconnect!`), so ActiveRecord
-      # knows of it.
+      # A {Session} whose `reconnect` goes through the ActiveRecord adapter, so ActiveRecord knows of it.
       class AdapterSession < Session
         include Stores::Connections::AdapterSession
 

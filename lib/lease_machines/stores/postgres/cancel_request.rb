@@ -5,22 +5,12 @@ require "socket"
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # @api private: asks the server to cancel the statement a connection
-      # left in flight (an interrupted call, a store's deadline), before the
-      # connection is dropped and reopened. A dropped connection alone does
-      # not stop its backend: one waiting for a lock or a synchronous standby
-      # never reads the socket, and a COMMIT waiting for a standby keeps the
-      # row locked until the standby answers. The request is taken from the
-      # connection now, addressed to the backend it is on, and sent from a
-      # thread of its own, so a partitioned server cannot hold the caller:
-      # with libpq 17 or later through PG::CancelConnection (whose cancel
-      # key may be longer than 32 bits), before that as the packet
-      # PG::Connection#cancel sends, with a bounded connect and wait.
+      # @api private: cancels the statement a connection left in flight before it is reopened: a dropped
+      # connection does not stop a backend waiting on a lock or a sync standby. Sent from its own thread.
       class CancelRequest
-        # Seconds the sending thread waits to connect, then for the server's answer.
         WAIT = 2
 
-        # @return [CancelRequest, nil] for the connection's backend, nil when it has none
+        # nil when the connection has no backend; PG::CancelConnection from libpq 17 (longer keys)
         def self.for(connection)
           return new(PG::CancelConnection.new(connection)) if defined?(PG::CancelConnection)
 
@@ -29,12 +19,10 @@ module LeaseMachines
           nil
         end
 
-        # @param cancel [#async_cancel]
         def initialize(cancel)
           @cancel = cancel
         end
 
-        # Sends it from a new thread. @return [Thread]
         def send_async
           Thread.new do
             Thread.current.report_on_exception = false
