@@ -21,9 +21,7 @@ module LeaseMachines
 
       class NotFoundError < Error; end
 
-      def self.start(argv, out: $stdout, err: $stderr, env: ENV)
-        new(argv, out: out, err: err, env: env).run
-      end
+      def self.start(argv, out: $stdout, err: $stderr, env: ENV) = new(argv, out: out, err: err, env: env).run
 
       # `text` quoted, at most QUOTED_MAX characters (bytes that are not UTF-8 escaped).
       def self.quote(text)

@@ -126,27 +126,14 @@ module LeaseMachines
         new(engine: "SQLite", verdict: verdict, settings: settings, reasons: [reason])
       end
 
-      def meaning
-        VERDICTS.fetch(verdict)
-      end
-
-      def survives_failover?
-        verdict == :survives_failover
-      end
+      def meaning = VERDICTS.fetch(verdict)
+      def survives_failover? = verdict == :survives_failover
 
       # Whether `durability: :strict` decides on it: nothing acknowledged is lost in a failover (a SQLite
       # file has no replica, so surviving a crash is enough).
-      def strict?
-        survives_failover? || (engine == "SQLite" && verdict == :survives_crash)
-      end
-
-      def to_s
-        "#{engine}: #{verdict} (#{meaning}; #{reasons.join('; ')})"
-      end
-
-      def inspect
-        "#<#{self.class.name} #{engine} #{verdict} #{settings.inspect}>"
-      end
+      def strict? = survives_failover? || (engine == "SQLite" && verdict == :survives_crash)
+      def to_s = "#{engine}: #{verdict} (#{meaning}; #{reasons.join('; ')})"
+      def inspect = "#<#{self.class.name} #{engine} #{verdict} #{settings.inspect}>"
     end
   end
 end

@@ -26,30 +26,14 @@ module LeaseMachines
         @store.signed(@name, decide(request, HolderLabel.check(label)))
       end
 
-      def renew(owner:, token:, ttl:, now: nil)
-        @store.signed(@name, decide(Native::Request.renew(owner, token, now, ttl)))
-      end
-
-      def release(owner:, token:, now: nil)
-        decide(Native::Request.release(owner, token, now))
-      end
-
-      def await_handover(seconds)
-        @store.await_handover(@name, seconds)
-      end
+      def renew(owner:, token:, ttl:, now: nil) = @store.signed(@name, decide(Native::Request.renew(owner, token, now, ttl)))
+      def release(owner:, token:, now: nil) = decide(Native::Request.release(owner, token, now))
+      def await_handover(seconds) = @store.await_handover(@name, seconds)
 
       # The committed state (read without taking the row lock).
-      def checkpoint
-        @store.committed_checkpoint(@name)
-      end
-
-      def clock_policy
-        :clamp
-      end
-
-      def inspect
-        "#<#{self.class.name} name=#{@name.inspect} store=#{@store.class.name}>"
-      end
+      def checkpoint = @store.committed_checkpoint(@name)
+      def clock_policy = :clamp
+      def inspect = "#<#{self.class.name} name=#{@name.inspect} store=#{@store.class.name}>"
       alias to_s inspect
 
       private

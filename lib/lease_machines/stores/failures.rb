@@ -14,22 +14,12 @@ module LeaseMachines
       IN_TRANSACTION = "inside a transaction: a durable decision commits its own transaction before it returns"
 
       class << self
-        def closed(connection)
-          StoreError.new("the #{connection} connection is closed (finished)")
-        end
-
-        def in_transaction(connection, advice)
-          StoreError.new("the #{connection} connection is #{IN_TRANSACTION}#{advice}")
-        end
-
-        def reconnect_failed(who, error)
-          StoreError.new("#{who} could not reconnect: #{error.message}")
-        end
+        def closed(connection) = StoreError.new("the #{connection} connection is closed (finished)")
+        def in_transaction(connection, advice) = StoreError.new("the #{connection} connection is #{IN_TRANSACTION}#{advice}")
+        def reconnect_failed(who, error) = StoreError.new("#{who} could not reconnect: #{error.message}")
 
         # A store's own invariant failed (a bug, never the database).
-        def internal(detail)
-          StoreError.new("internal error: #{detail}")
-        end
+        def internal(detail) = StoreError.new("internal error: #{detail}")
       end
 
       # `summary` and `hint` are callables or nil, `lock_wait` is [error class, limit] or nil.
@@ -62,9 +52,7 @@ module LeaseMachines
         StoreError.new("#{@label}: #{detail}#{" (#{state})" if state}#{hint(error)}")
       end
 
-      def problem(detail)
-        StoreError.new("#{@label}: #{detail}")
-      end
+      def problem(detail) = StoreError.new("#{@label}: #{detail}")
 
       def row_count(verb, name, count)
         StoreError.new("#{@engine}: #{verb} the row for resource #{name.inspect} changed #{count} rows")

@@ -50,9 +50,7 @@ module LeaseMachines
 
       # The label as a status shows it: only when the current lease's grant wrote it (a grant that did not
       # write it must not show the last holder's as the new one's).
-      def shown_sql(row)
-        "CASE WHEN #{row}#{TOKEN_COLUMN} = #{row}lease_token THEN #{row}#{COLUMN} END"
-      end
+      def shown_sql(row) = "CASE WHEN #{row}#{TOKEN_COLUMN} = #{row}lease_token THEN #{row}#{COLUMN} END"
 
       # A stored label as {Status#label} gives it: UTF-8, an invalid byte (a hand edit) scrubbed, frozen.
       def read(value)

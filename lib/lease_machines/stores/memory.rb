@@ -20,43 +20,22 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      def clock
-        @database.clock
-      end
-
-      def setup!
-        self
-      end
-
-      def close
-        nil
-      end
+      def clock = @database.clock
+      def setup! = self
+      def close = nil
 
       def transaction(&)
         @database.transaction(&)
       end
 
-      def clock_ms
-        @database.clock_ms
-      end
-
-      def labelled?
-        true
-      end
-
-      def durability
-        Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
-      end
+      def clock_ms = @database.clock_ms
+      def labelled? = true
+      def durability = Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
 
       private
 
-      def inspect_source
-        "resources=#{@database.size}"
-      end
-
-      def handover_wait(names, seconds)
-        @database.await_release(names, seconds)
-      end
+      def inspect_source = "resources=#{@database.size}"
+      def handover_wait(names, seconds) = @database.await_release(names, seconds)
 
       def read_status(name)
         row, clock = @database.read(name)
@@ -71,13 +50,8 @@ module LeaseMachines
         end
       end
 
-      def read_statuses_of(names)
-        read_statuses(names.to_h { |name| [name, true] })
-      end
-
-      def read_names
-        @database.read_all.first.map(&:first)
-      end
+      def read_statuses_of(names) = read_statuses(names.to_h { |name| [name, true] })
+      def read_names = @database.read_all.first.map(&:first)
     end
   end
 end

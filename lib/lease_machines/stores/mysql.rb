@@ -14,9 +14,7 @@ module LeaseMachines
       # How many times a transaction a deadlock rolled back runs again.
       DEADLOCK_ATTEMPTS = 5
 
-      def self.schema_sql
-        SCHEMA_SQL
-      end
+      def self.schema_sql = SCHEMA_SQL
 
       # @param timeout [Numeric, nil] a decision's whole time ({Deadline}); other options as {Postgres#initialize}'s
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
@@ -48,9 +46,7 @@ module LeaseMachines
       end
 
       # Within `timeout:` too: it waits for the row lock as a decision does (InnoDB's default is 50 s).
-      def force_release(name)
-        within(@deadline) { super }
-      end
+      def force_release(name) = within(@deadline) { super }
 
       # What the server promises about an acknowledged grant, read from its variables and status now.
       def durability
@@ -76,9 +72,7 @@ module LeaseMachines
       end
 
       # Closes a connection this store opened from a URL (the caller's are left open).
-      def close
-        @connections.close
-      end
+      def close = @connections.close
 
       # @api private: START TRANSACTION, yield, COMMIT; a deadlock (rolled back by the server) runs it again.
       def transaction(&)
@@ -114,9 +108,7 @@ module LeaseMachines
         labels.all?(&:positive?) unless columns.zero?
       end
 
-      def inspect_source
-        @connections.to_s
-      end
+      def inspect_source = @connections.to_s
 
       def missing_table_hint
         store_class = self.class
@@ -167,9 +159,7 @@ module LeaseMachines
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
-      def read_names
-        query(NAMES_SQL).map { |(name)| name.dup.force_encoding(Encoding::UTF_8) }
-      end
+      def read_names = query(NAMES_SQL).map { |(name)| name.dup.force_encoding(Encoding::UTF_8) }
 
       def status_from(values)
         name = values.fetch(1).dup.force_encoding(Encoding::UTF_8)

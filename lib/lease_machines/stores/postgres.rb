@@ -19,9 +19,7 @@ module LeaseMachines
       TEXT_ARRAY = PG::TextEncoder::Array.new(elements_type: PG::TextEncoder::String.new)
       private_constant :SUMMARY, :TEXT_ARRAY
 
-      def self.schema_sql
-        SCHEMA_SQL
-      end
+      def self.schema_sql = SCHEMA_SQL
 
       # @param lock_timeout, statement_timeout [Numeric, nil] seconds a row lock wait / any one statement may take
       # @param timeout [Numeric, nil] a decision's whole time ({Deadline}); @param listen_url [String, nil] for await_handover
@@ -53,9 +51,7 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      def prepared_statements?
-        @prepared
-      end
+      def prepared_statements? = @prepared
 
       # @api private: a compare-and-set, or a locked transaction with a hook or after {FastPath::ATTEMPTS} lost races.
       def decide(name, request, label = nil)
@@ -105,13 +101,8 @@ module LeaseMachines
 
       private
 
-      def inspect_source
-        @connections.to_s
-      end
-
-      def handover_wait(names, seconds)
-        @listener.await(names, seconds)
-      end
+      def inspect_source = @connections.to_s
+      def handover_wait(names, seconds) = @listener.await(names, seconds)
 
       def listen_source(listen_url)
         return -> { PG.connect(listen_url) } if listen_url
@@ -199,9 +190,7 @@ module LeaseMachines
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
-      def read_names
-        query(NAMES_SQL, []).column_values(0)
-      end
+      def read_names = query(NAMES_SQL, []).column_values(0)
 
       def status_from(values)
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc

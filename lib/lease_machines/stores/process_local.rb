@@ -9,9 +9,7 @@ module LeaseMachines
     class ProcessLocal
       # @api private: in a forked child, every ProcessLocal lets go of what it inherited. A heap walk, not a
       # registry: Ruby 3.1's WeakMap#each_key yielded other objects here.
-      def self.inherit_all
-        ObjectSpace.each_object(ProcessLocal) { |local| local.send(:keep_inherited) }
-      end
+      def self.inherit_all = ObjectSpace.each_object(ProcessLocal) { |local| local.send(:keep_inherited) }
 
       # `inherited`: called in a child with the inherited resource, once (say, to silence its finalizer).
       def initialize(inherited: nil, &open)

@@ -23,14 +23,10 @@ module LeaseMachines
         freeze
       end
 
-      def empty?
-        @names.empty?
-      end
+      def empty? = @names.empty?
 
       # Sorted, each once: two processes' batches never wait for each other in a cycle.
-      def locking_order
-        @names.uniq.sort
-      end
+      def locking_order = @names.uniq.sort
 
       private
 

@@ -11,14 +11,10 @@ module LeaseMachines
         mysql: "db/mysql/001_create_lease_machines_resources.sql"
       }.freeze
 
-      def self.sql(engine)
-        read(FILES.fetch(engine))
-      end
+      def self.sql(engine) = read(FILES.fetch(engine))
 
       # A SQL file the gem ships, by its path from the gem's root.
-      def self.read(path)
-        File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
-      end
+      def self.read(path) = File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
 
       POSTGRES = sql(:postgres)
       SQLITE = sql(:sqlite)

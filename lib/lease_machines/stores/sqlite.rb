@@ -22,9 +22,7 @@ module LeaseMachines
       end
       private_constant :MISSING_TABLE_HINT
 
-      def self.schema_sql
-        SCHEMA_SQL
-      end
+      def self.schema_sql = SCHEMA_SQL
 
       attr_reader :path
 
@@ -105,9 +103,7 @@ module LeaseMachines
       end
 
       # Closes this process's connection (the next call opens a new one).
-      def close
-        @mutex.synchronize { @connection.close(&:close) }
-      end
+      def close = @mutex.synchronize { @connection.close(&:close) }
 
       def clock_ms
         ms = @clock.call
@@ -136,22 +132,15 @@ module LeaseMachines
 
       private
 
-      def monotonic
-        Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      end
+      def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
       def handover_wait(names, seconds)
         names.each { |name| @waiters.want(name) } if @waiters
         super
       end
 
-      def inspect_source
-        shown_path(@path)
-      end
-
-      def database
-        @connection.current.database
-      end
+      def inspect_source = shown_path(@path)
+      def database = @connection.current.database
 
       def database_path(path)
         path = path.to_path if path.respond_to?(:to_path)

@@ -6,23 +6,14 @@ module LeaseMachines
     # `updated_at` the last write's wall clock, `label` the holder's own words (nil: none).
     Status = Struct.new(:name, :last_issued, :lease, :observed_ns, :updated_at, :clock_ns, :label,
                         keyword_init: true) do
-      def checkpoint
-        Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
-      end
+      def checkpoint = Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
 
       # The store clock, clamped to `observed_ns` as a decision would be (ns since the epoch).
-      def now_ns
-        [clock_ns, observed_ns].max
-      end
-
-      def held?
-        !lease.nil? && lease.expires_at_ns > now_ns
-      end
+      def now_ns = [clock_ns, observed_ns].max
+      def held? = !lease.nil? && lease.expires_at_ns > now_ns
 
       # @return [Float, nil] seconds until the lease expires (negative once it has), nil without a lease
-      def expires_in
-        lease && ((lease.expires_at_ns - now_ns) / 1e9)
-      end
+      def expires_in = lease && ((lease.expires_at_ns - now_ns) / 1e9)
     end
 
     # {Store#statuses} found rows it cannot read (a hand edit), rather than return part of the list.

@@ -55,23 +55,14 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      def signs?
-        !@signing_keys.nil?
-      end
+      def signs? = !@signing_keys.nil?
 
       # @api private: the proof is computed after the commit (a before_commit hook sees none).
-      def signed(name, decision)
-        @signing_keys ? @signing_keys.signed(name, decision) : decision
-      end
-
-      def authority(name)
-        DurableAuthority.new(self, Stores.resource_name(name))
-      end
+      def signed(name, decision) = @signing_keys ? @signing_keys.signed(name, decision) : decision
+      def authority(name) = DurableAuthority.new(self, Stores.resource_name(name))
 
       # One resource's committed state, or nil when it has no row.
-      def status(name)
-        read_status(Stores.resource_name(name))
-      end
+      def status(name) = read_status(Stores.resource_name(name))
 
       # Every resource's committed state, ordered by name; given `names`, only those that have a row.
       def statuses(names = nil)
@@ -84,9 +75,7 @@ module LeaseMachines
       end
 
       # Every resource's name, ordered as {#statuses} orders them.
-      def names
-        read_names
-      end
+      def names = read_names
 
       # Operator action: clears the lease whoever holds it; the token high-water mark stays (the old holder is fenced).
       # @return [Status, nil] the state before (its label only when the released lease's); nil: no row, nothing written
@@ -147,16 +136,12 @@ module LeaseMachines
         @labelled = label_columns?
       end
 
-      def stored_label(label)
-        labelled? ? label : HolderLabel::UNSTORED
-      end
+      def stored_label(label) = labelled? ? label : HolderLabel::UNSTORED
 
       private
 
       # {#labelled?} before a read: a server engine tells a failure to ask as a read's.
-      def labelled_for_reading?
-        labelled?
-      end
+      def labelled_for_reading? = labelled?
 
       def schema_changed
         @labelled = nil

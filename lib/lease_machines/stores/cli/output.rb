@@ -18,9 +18,7 @@ module LeaseMachines
           @json = false
         end
 
-        def puts(text)
-          @out.puts(text)
-        end
+        def puts(text) = @out.puts(text)
 
         def warn(message)
           @err.puts "lease_machines: #{message}"
@@ -144,9 +142,7 @@ module LeaseMachines
           [status.name, status.label || lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
         end
 
-        def holder(status)
-          status.label ? "owner #{status.lease.owner} (#{status.label})" : "owner #{status.lease.owner}"
-        end
+        def holder(status) = status.label ? "owner #{status.lease.owner} (#{status.label})" : "owner #{status.lease.owner}"
 
         def expiry(status, prefix = "")
           seconds = status.expires_in

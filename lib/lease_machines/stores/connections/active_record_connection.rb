@@ -31,9 +31,7 @@ module LeaseMachines
           ActiveRecordConnection.use(@adapter, @engine, &)
         end
 
-        def to_s
-          "an ActiveRecord connection"
-        end
+        def to_s = "an ActiveRecord connection"
       end
     end
   end

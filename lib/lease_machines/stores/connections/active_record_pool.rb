@@ -20,9 +20,7 @@ module LeaseMachines
           separate(&)
         end
 
-        def to_s
-          "ActiveRecord's pool"
-        end
+        def to_s = "ActiveRecord's pool"
 
         private
 
@@ -35,9 +33,7 @@ module LeaseMachines
           end
         end
 
-        def busy?(adapter)
-          adapter.transaction_open? || @engine.raw_transaction?(adapter)
-        end
+        def busy?(adapter) = adapter.transaction_open? || @engine.raw_transaction?(adapter)
       end
     end
   end

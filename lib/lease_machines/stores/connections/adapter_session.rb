@@ -18,9 +18,7 @@ module LeaseMachines
 
         private
 
-        def reconnect_adapter
-          AdapterSession.reconnect(@adapter)
-        end
+        def reconnect_adapter = AdapterSession.reconnect(@adapter)
       end
     end
   end

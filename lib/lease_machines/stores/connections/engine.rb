@@ -22,30 +22,17 @@ module LeaseMachines
         end
         # rubocop:enable Metrics/ParameterLists
 
-        def for(connection)
-          Connections.for(connection, self)
-        end
-
-        def session(connection)
-          @session.new(connection)
-        end
-
-        def adapter_session(adapter)
-          @adapter_session.new(adapter)
-        end
-
-        def closed?(connection)
-          connection.public_send(@closed)
-        end
+        def for(connection) = Connections.for(connection, self)
+        def session(connection) = @session.new(connection)
+        def adapter_session(adapter) = @adapter_session.new(adapter)
+        def closed?(connection) = connection.public_send(@closed)
 
         def close(session)
           connection = session.connection
           connection.public_send(@close) unless closed?(connection)
         end
 
-        def reopen?(connection)
-          @reopen_closed && closed?(connection)
-        end
+        def reopen?(connection) = @reopen_closed && closed?(connection)
       end
     end
   end

@@ -25,13 +25,8 @@ module LeaseMachines
           end
         end
 
-        def to_s
-          @shown
-        end
-
-        def close
-          @lock.synchronize { @session.close { |session| @engine.close(session) } }
-        end
+        def to_s = @shown
+        def close = @lock.synchronize { @session.close { |session| @engine.close(session) } }
       end
     end
   end

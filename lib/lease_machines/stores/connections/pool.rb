@@ -14,13 +14,8 @@ module LeaseMachines
           @session = session
         end
 
-        def with
-          @pool.with { |connection| yield @session.call(connection).ready }
-        end
-
-        def to_s
-          "a pool (#{@pool.class})"
-        end
+        def with = @pool.with { |connection| yield @session.call(connection).ready }
+        def to_s = "a pool (#{@pool.class})"
       end
     end
   end

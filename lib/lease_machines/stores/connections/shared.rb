@@ -12,13 +12,8 @@ module LeaseMachines
           @lock = lock.new
         end
 
-        def with
-          @lock.synchronize { yield @session.ready }
-        end
-
-        def to_s
-          "a #{@session.connection.class} the caller gave"
-        end
+        def with = @lock.synchronize { yield @session.ready }
+        def to_s = "a #{@session.connection.class} the caller gave"
       end
     end
   end

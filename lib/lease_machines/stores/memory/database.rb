@@ -39,26 +39,16 @@ module LeaseMachines
           ns / NANOS_PER_MILLISECOND
         end
 
-        def columns(name)
-          @rows[name]&.columns
-        end
-
-        def read(name)
-          @mutex.synchronize { [@rows[name], clock_ms] }
-        end
-
-        def read_all
-          @mutex.synchronize { [@rows.sort_by(&:first), clock_ms] }
-        end
+        def columns(name) = @rows[name]&.columns
+        def read(name) = @mutex.synchronize { [@rows[name], clock_ms] }
+        def read_all = @mutex.synchronize { [@rows.sort_by(&:first), clock_ms] }
 
         # Writes a row as given, bypassing every check (for tests of hand-edited rows); nil deletes it.
         def put(name, columns, label = nil)
           @mutex.synchronize { columns.nil? ? @rows.delete(name) : store(name, columns, label) }
         end
 
-        def size
-          @mutex.synchronize { @rows.size }
-        end
+        def size = @mutex.synchronize { @rows.size }
 
         # True once the lease of one of `names` is cleared by a commit after this call started.
         def await_release(names, seconds)
@@ -75,9 +65,7 @@ module LeaseMachines
           end
         end
 
-        def inspect
-          "#<#{self.class.name} resources=#{size}>"
-        end
+        def inspect = "#<#{self.class.name} resources=#{size}>"
         alias to_s inspect
 
         private

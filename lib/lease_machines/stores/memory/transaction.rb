@@ -12,9 +12,7 @@ module LeaseMachines
           @writes = {}
         end
 
-        def connection
-          @database
-        end
+        def connection = @database
 
         def lock(name, create:) # rubocop:disable Lint/UnusedMethodArgument -- the row is inserted by #write
           [@writes[name]&.first || @database.columns(name), @database.clock_ms]

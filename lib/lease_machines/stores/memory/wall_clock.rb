@@ -7,9 +7,7 @@ module LeaseMachines
       module WallClock
         module_function
 
-        def now_ns
-          Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) * NANOS_PER_MILLISECOND
-        end
+        def now_ns = Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) * NANOS_PER_MILLISECOND
 
         def wait(mutex, condition, seconds)
           condition.wait(mutex, seconds) if seconds.positive?

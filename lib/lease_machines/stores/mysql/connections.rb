@@ -19,9 +19,7 @@ module LeaseMachines
         end
 
         # Never: mysql2 tells nothing of a transaction ActiveRecord does not know of.
-        def self.raw_transaction?(_adapter)
-          false
-        end
+        def self.raw_transaction?(_adapter) = false
 
         # Without `automatic_close`, finalizing it at the child's exit sends no COM_QUIT.
         def self.silence(session)

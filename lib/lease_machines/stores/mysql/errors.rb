@@ -11,13 +11,8 @@ module LeaseMachines
 
         class << self
           # mysql2 raises a lock wait timeout and its own read_timeout as one TimeoutError: the number tells.
-          def answered?(error)
-            error.is_a?(Mysql2::Error) && !error.error_number.zero? && !CLIENT.cover?(error.error_number)
-          end
-
-          def deadlock?(error)
-            error.is_a?(Mysql2::Error) && error.error_number == DEADLOCK
-          end
+          def answered?(error) = error.is_a?(Mysql2::Error) && !error.error_number.zero? && !CLIENT.cover?(error.error_number)
+          def deadlock?(error) = error.is_a?(Mysql2::Error) && error.error_number == DEADLOCK
 
           def summary(error)
             number = error.error_number

@@ -33,9 +33,7 @@ module LeaseMachines
           end
         end
 
-        def lost_race?(session, error)
-          error.is_a?(Mysql2::Error) && Errors.deadlock?(error) && !session.connection.closed?
-        end
+        def lost_race?(session, error) = error.is_a?(Mysql2::Error) && Errors.deadlock?(error) && !session.connection.closed?
       end
       private_constant :FastPath
     end

@@ -18,9 +18,7 @@ module LeaseMachines
           @failures = failures
         end
 
-        def connection
-          @session.connection
-        end
+        def connection = @session.connection
 
         # Locks the rows of `names` with one statement; #lock answers each from it once (asked again: read again).
         def lock_all(names)

@@ -30,14 +30,10 @@ module LeaseMachines
         end
 
         # Rows matched (mysql2 sets FOUND_ROWS by default).
-        def affected_rows
-          @connection.affected_rows
-        end
+        def affected_rows = @connection.affected_rows
 
         # The server answered `error` and the connection is open: refused, nothing committed.
-        def refused?(error)
-          Errors.answered?(error) && !@connection.closed?
-        end
+        def refused?(error) = Errors.answered?(error) && !@connection.closed?
 
         # ROLLBACK, or closing the connection when that fails (a query in flight, a lost connection).
         def roll_back

@@ -48,9 +48,7 @@ module LeaseMachines
         private_constant :DECIMAL
 
         class << self
-          def name(name)
-            "X'#{name.unpack1('H*')}'"
-          end
+          def name(name) = "X'#{name.unpack1('H*')}'"
 
           def decimal(value)
             return "NULL" if value.nil?
@@ -59,37 +57,18 @@ module LeaseMachines
             raise Failures.internal("a column value is not a decimal: #{value.inspect}")
           end
 
-          def read(name)
-            format(READ_SQL, name: name(name))
-          end
-
-          def lock(name)
-            format(LOCK_SQL, name: name(name))
-          end
-
-          def lock_all(names)
-            format(LOCK_ALL_SQL, names: names.map { |each| name(each) }.join(", "))
-          end
-
-          def insert_empty(name)
-            format(INSERT_EMPTY_SQL, name: name(name))
-          end
-
-          def status(name, labelled)
-            format(STATUS_SQL, name: name(name), label: status_label(labelled))
-          end
-
-          def statuses(labelled)
-            format(STATUSES_SQL, label: status_label(labelled))
-          end
+          def read(name) = format(READ_SQL, name: name(name))
+          def lock(name) = format(LOCK_SQL, name: name(name))
+          def lock_all(names) = format(LOCK_ALL_SQL, names: names.map { |each| name(each) }.join(", "))
+          def insert_empty(name) = format(INSERT_EMPTY_SQL, name: name(name))
+          def status(name, labelled) = format(STATUS_SQL, name: name(name), label: status_label(labelled))
+          def statuses(labelled) = format(STATUSES_SQL, label: status_label(labelled))
 
           def statuses_of(names, labelled)
             format(STATUSES_OF_SQL, names: names.map { |one| name(one) }.join(", "), label: status_label(labelled))
           end
 
-          def label(label)
-            label.nil? ? "NULL" : "X'#{label.unpack1('H*')}'"
-          end
+          def label(label) = label.nil? ? "NULL" : "X'#{label.unpack1('H*')}'"
 
           def update(name, after, label)
             sets = COLUMNS.zip(after).map { |column, value| "#{column} = #{decimal(value)}" }.join(", ")
@@ -118,9 +97,7 @@ module LeaseMachines
 
           private
 
-          def status_label(labelled)
-            labelled ? HolderLabel.shown_sql("r.") : "NULL"
-          end
+          def status_label(labelled) = labelled ? HolderLabel.shown_sql("r.") : "NULL"
         end
       end
       private_constant :SQL

@@ -50,13 +50,8 @@ module LeaseMachines
             end
           end
 
-          def decode(part)
-            part && URI.decode_www_form_component(part)
-          end
-
-          def shown(url)
-            url.sub(%r{(//[^:/@]*:)[^@/]*@}, '\1***@').inspect
-          end
+          def decode(part) = part && URI.decode_www_form_component(part)
+          def shown(url) = url.sub(%r{(//[^:/@]*:)[^@/]*@}, '\1***@').inspect
         end
       end
       private_constant :URL

@@ -7,9 +7,7 @@ module LeaseMachines
       class AdapterSession < Session
         include Stores::Connections::AdapterSession
 
-        def reconnect
-          reconnect_adapter
-        end
+        def reconnect = reconnect_adapter
       end
       private_constant :AdapterSession
     end

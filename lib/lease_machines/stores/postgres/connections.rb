@@ -12,9 +12,7 @@ module LeaseMachines
                 session: Session, adapter_session: AdapterSession,
                 closed: :finished?, close: :finish, reopen_closed: false
 
-        def self.connector(url)
-          -> { PG.connect(url) }
-        end
+        def self.connector(url) = -> { PG.connect(url) }
 
         def self.raw_transaction?(adapter)
           raw = adapter.raw_connection

@@ -75,9 +75,7 @@ module LeaseMachines
         end
 
         # REPEATABLE READ or SERIALIZABLE as the default refused the write: a concurrent one won.
-        def lost_race?(session, error)
-          error.is_a?(PG::TRSerializationFailure) && session.idle?
-        end
+        def lost_race?(session, error) = error.is_a?(PG::TRSerializationFailure) && session.idle?
       end
       private_constant :FastPath
     end

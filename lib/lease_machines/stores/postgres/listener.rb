@@ -11,9 +11,7 @@ module LeaseMachines
         PREFIX = "lease_machines_"
         private_constant :SLICE, :PREFIX
 
-        def self.channel(name)
-          PREFIX + Digest::SHA256.hexdigest(name)[0, 40]
-        end
+        def self.channel(name) = PREFIX + Digest::SHA256.hexdigest(name)[0, 40]
 
         def initialize(connect, failures)
           @failures = failures

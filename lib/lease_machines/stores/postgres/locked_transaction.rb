@@ -62,9 +62,7 @@ module LeaseMachines
           [values.first(5), Integer(values.fetch(5), 10)]
         end
 
-        def announce_release(name)
-          @connection.exec_params(NOTIFY_SQL, [name])
-        end
+        def announce_release(name) = @connection.exec_params(NOTIFY_SQL, [name])
 
         def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists

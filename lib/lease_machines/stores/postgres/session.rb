@@ -32,9 +32,7 @@ module LeaseMachines
         end
 
         # The connection broke, or a query of an interrupted call is still in flight on it.
-        def broken?
-          @connection.status != PG::CONNECTION_OK || @connection.transaction_status == PG::PQTRANS_ACTIVE
-        end
+        def broken? = @connection.status != PG::CONNECTION_OK || @connection.transaction_status == PG::PQTRANS_ACTIVE
 
         # Reconnects the same object. Not pg's `reset`: pg 1.4 finishes the connection when the reconnect
         # fails, ending the store for good during an outage; here it stays bad but open for the next call.
@@ -58,9 +56,7 @@ module LeaseMachines
         end
 
         # The server answered `error` and the connection is idle: refused, nothing committed.
-        def refused?(error)
-          error.is_a?(PG::Error) && !error.result.nil? && idle?
-        end
+        def refused?(error) = error.is_a?(PG::Error) && !error.result.nil? && idle?
 
         # Leaves the connection idle: ROLLBACK, or a reconnect when a query is in flight or it broke.
         def roll_back

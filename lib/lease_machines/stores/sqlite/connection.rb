@@ -84,9 +84,7 @@ module LeaseMachines
         end
 
         # A failed COMMIT that left the transaction open: refused, nothing committed.
-        def refused?(error)
-          error.is_a?(::SQLite3::Exception) && @database.transaction_active?
-        end
+        def refused?(error) = error.is_a?(::SQLite3::Exception) && @database.transaction_active?
 
         def roll_back
           @database.execute("ROLLBACK") if @database.transaction_active?

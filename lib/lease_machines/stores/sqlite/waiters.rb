@@ -49,18 +49,11 @@ module LeaseMachines
 
         private
 
-        def current
-          @opening.synchronize { @file.current }
-        end
+        def current = @opening.synchronize { @file.current }
 
         # CRC-32: the same in every process (String#hash is not).
-        def slot(name)
-          Zlib.crc32(name) % SLOTS
-        end
-
-        def now_us
-          Process.clock_gettime(Process::CLOCK_MONOTONIC, :microsecond)
-        end
+        def slot(name) = Zlib.crc32(name) % SLOTS
+        def now_us = Process.clock_gettime(Process::CLOCK_MONOTONIC, :microsecond)
 
         # Opened at its full size (zeros), so every slot reads whole.
         def open_file
