@@ -52,10 +52,19 @@ module LeaseMachines
 
       def read_statuses_of(names) = read_statuses(names.to_h { |name| [name, true] })
       def read_names = @database.read_all.first.map(&:first)
+
+      # The default clock of {Memory}: the wall clock, read in whole milliseconds as the durable stores do.
+      module WallClock
+        module_function
+
+        def now_ns = Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) * NANOS_PER_MILLISECOND
+
+        def wait(mutex, condition, seconds)
+          condition.wait(mutex, seconds) if seconds.positive?
+        end
+      end
     end
   end
 end
 
-require_relative "memory/wall_clock"
 require_relative "memory/database"
-require_relative "memory/transaction"

@@ -2,6 +2,10 @@
 
 module LeaseMachines
   module Stores
+    # What a `before_commit` hook receives, inside the transaction just
+    # before COMMIT (`decision` is nil for a force release).
+    Commit = Struct.new(:store, :name, :decision, :checkpoint, :connection, keyword_init: true)
+
     # What every engine shares: the decision transaction and the operator calls. An engine provides
     # #transaction (its object: #lock, #write, #connection, maybe #lock_all), #read_status(es), #read_statuses_of, #read_names.
     class Store

@@ -124,6 +124,14 @@ module LeaseMachines
           answer == "COMMIT" ? nil : answer
         end
       end
+
+      # A {Session} whose `reconnect` goes through the ActiveRecord adapter, so ActiveRecord knows of it.
+      class AdapterSession < Session
+        include Stores::Connections::AdapterSession
+
+        def reconnect = reconnect_adapter
+      end
+      private_constant :AdapterSession
     end
   end
 end
