@@ -14,7 +14,6 @@ module LeaseMachines
         url.to_s.sub(%r{\A([a-z0-9+.-]+://[^:/@?#]*:)[^@/?#]*@}i, '\1***@').gsub(/(password=)[^&;\s]*/i, '\1***')
       end
 
-      # @raise [TypeError] for a `connection` of no kind the store takes
       def self.for(connection, engine)
         kind, target = ConnectionKind.of(connection, driver: engine.driver, expected: engine.expected)
         case kind

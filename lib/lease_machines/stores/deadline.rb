@@ -11,7 +11,6 @@ module LeaseMachines
       # the call go on unbounded ({Failures#committing} sorts it).
       class Exceeded < Exception; end # rubocop:disable Lint/InheritException
 
-      # nil when `seconds` is nil; checked as every span of seconds ({Runtime::Seconds})
       def self.from(seconds)
         return nil if seconds.nil?
 

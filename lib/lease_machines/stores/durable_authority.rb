@@ -30,7 +30,6 @@ module LeaseMachines
       def release(owner:, token:, now: nil) = decide(Native::Request.release(owner, token, now))
       def await_handover(seconds) = @store.await_handover(@name, seconds)
 
-      # The committed state (read without taking the row lock).
       def checkpoint = @store.committed_checkpoint(@name)
       def clock_policy = :clamp
       def inspect = "#<#{self.class.name} name=#{@name.inspect} store=#{@store.class.name}>"

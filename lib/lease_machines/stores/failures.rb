@@ -5,7 +5,6 @@ module LeaseMachines
     # How a store call fails, for every engine: nothing committed (StoreError), outcome unknown
     # (OutcomeUnknownError), or unavailable. Raise the returned error inside the driver's `rescue` (its `cause`).
     class Failures
-      # How every OutcomeUnknownError says so.
       UNKNOWN = "so the decision may or may not have been committed; it was not returned"
       # What became of a call that failed before anything committed ({#failed}).
       ROLLED_BACK = "rolled back: nothing was committed"

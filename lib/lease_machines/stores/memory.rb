@@ -7,7 +7,6 @@ module LeaseMachines
     class Memory < Store
       attr_reader :database
 
-      # @param clock [#now_ns, #wait] used only when `database` is not given
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence,
                      durability: nil)

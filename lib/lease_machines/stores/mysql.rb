@@ -11,7 +11,6 @@ module LeaseMachines
     # The connection: a Mysql2::Client in autocommit mode, a URL (owned by the store), a pool (`with`), or ActiveRecord.
     class MySQL < Store
       SCHEMA_SQL = Schema::MYSQL
-      # How many times a transaction a deadlock rolled back runs again.
       DEADLOCK_ATTEMPTS = 5
 
       def self.schema_sql = SCHEMA_SQL
@@ -48,7 +47,6 @@ module LeaseMachines
       # Within `timeout:` too: it waits for the row lock as a decision does (InnoDB's default is 50 s).
       def force_release(name) = within(@deadline) { super }
 
-      # What the server promises about an acknowledged grant, read from its variables and status now.
       def durability
         rows = query(DURABILITY_VARIABLES_SQL) + query(DURABILITY_STATUS_SQL)
         Durability.mysql(rows.to_h.transform_keys(&:downcase))
@@ -71,7 +69,6 @@ module LeaseMachines
         raise @failures.failed(e, nil)
       end
 
-      # Closes a connection this store opened from a URL (the caller's are left open).
       def close = @connections.close
 
       # @api private: START TRANSACTION, yield, COMMIT; a deadlock (rolled back by the server) runs it again.

@@ -69,7 +69,6 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
-      # What the server promises about an acknowledged grant, read from its settings now.
       def durability
         values = query(DURABILITY_SQL, []).values.first
         Durability.postgres(DURABILITY_SETTINGS.zip(values).to_h)
@@ -87,7 +86,6 @@ module LeaseMachines
         self
       end
 
-      # Closes a connection this store opened from a URL (the caller's are left open).
       def close
         @listener.close
         @connections.close

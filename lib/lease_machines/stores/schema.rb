@@ -13,7 +13,6 @@ module LeaseMachines
 
       def self.sql(engine) = read(FILES.fetch(engine))
 
-      # A SQL file the gem ships, by its path from the gem's root.
       def self.read(path) = File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
 
       POSTGRES = sql(:postgres)

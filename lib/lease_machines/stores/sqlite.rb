@@ -11,7 +11,6 @@ module LeaseMachines
     # The file must be on a local disk: SQLite's locks do not work over network file systems.
     class SQLite < Store
       SCHEMA_SQL = Schema::SQLITE
-      # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
       CLOCK_MAX_MS = U64_MAX / NANOS_PER_MILLISECOND
       # See #take_turn: how recent a release of this process's counts (s), and the longest pause.
@@ -102,7 +101,6 @@ module LeaseMachines
         self
       end
 
-      # Closes this process's connection (the next call opens a new one).
       def close = @mutex.synchronize { @connection.close(&:close) }
 
       def clock_ms
@@ -123,7 +121,6 @@ module LeaseMachines
         end
       end
 
-      # What the file promises about an acknowledged grant, read from the connection's pragmas.
       def durability
         rows, = read("SELECT * FROM pragma_journal_mode(), pragma_synchronous()", [])
         journal_mode, synchronous = rows.fetch(0)

@@ -2,8 +2,7 @@
 
 module LeaseMachines
   module Stores
-    # What a `before_commit` hook receives, inside the transaction just
-    # before COMMIT (`decision` is nil for a force release).
+    # What a `before_commit` hook receives, just before COMMIT (`decision` is nil for a force release).
     Commit = Struct.new(:store, :name, :decision, :checkpoint, :connection, keyword_init: true)
 
     # What every engine shares: the decision transaction and the operator calls. An engine provides
@@ -78,7 +77,6 @@ module LeaseMachines
         names.empty? ? [] : read_statuses_of(names.uniq)
       end
 
-      # Every resource's name, ordered as {#statuses} orders them.
       def names = read_names
 
       # Operator action: clears the lease whoever holds it; the token high-water mark stays (the old holder is fenced).
@@ -118,13 +116,11 @@ module LeaseMachines
         handover_wait(names, seconds.to_f)
       end
 
-      # @api private: one decision in one transaction: lock, decide, write, hook, commit.
       def decide(name, request, label = nil)
         label = stored_label(label)
         transaction { |tx| decided_in(tx, name, request, label) }
       end
 
-      # @api private: the committed checkpoint (an empty one when the resource has no row).
       def committed_checkpoint(name)
         status = read_status(name)
         return Native.row_checkpoint(name, nil) unless status
@@ -190,7 +186,6 @@ module LeaseMachines
         transaction.announce_release(name) if transaction.respond_to?(:announce_release)
       end
 
-      # `columns`: the row being committed (nil: no row).
       def notify(transaction, name, decision, columns)
         return unless @before_commit
 
@@ -213,7 +208,6 @@ module LeaseMachines
         statuses
       end
 
-      # `label`: the stored label's value as read (nil without the column).
       def build_status(name, columns, updated_at, clock_ms, label = nil)
         checkpoint = Native.row_checkpoint(name, columns)
         Status.new(name: name, last_issued: checkpoint.last_issued, lease: checkpoint.lease,

@@ -6,7 +6,6 @@ module LeaseMachines
       # Waits for releases: one LISTENing connection per store and process, never the store's (a wait
       # blocks it; a pooler in transaction mode cannot LISTEN), read by one thread at a time in slices.
       class Listener
-        # Seconds a thread reads before letting another add its LISTEN.
         SLICE = 0.05
         PREFIX = "lease_machines_"
         private_constant :SLICE, :PREFIX

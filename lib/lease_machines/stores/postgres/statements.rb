@@ -73,7 +73,6 @@ module LeaseMachines
                      "ORDER BY r.name COLLATE \"C\"".freeze
       STATUSES_OF_SQL = STATUSES_SQL.sub("ON true", "ON r.name = ANY($1::text[])").freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name COLLATE \"C\"".freeze
-      # The same of a table made before the label's columns (NULL in its place).
       UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
       UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
       UNLABELLED_STATUSES_OF_SQL = STATUSES_OF_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
