@@ -170,7 +170,6 @@ end
 require_relative "mysql/statements"
 require_relative "mysql/errors"
 require_relative "mysql/session"
-require_relative "mysql/kill_query"
 require_relative "mysql/fast_path"
 require_relative "mysql/locked_transaction"
 require_relative "mysql/url"

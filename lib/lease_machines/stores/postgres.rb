@@ -200,7 +200,6 @@ end
 
 require_relative "postgres/statements"
 require_relative "postgres/session"
-require_relative "postgres/cancel_request"
 require_relative "postgres/prepared_statements"
 require_relative "postgres/fast_path"
 require_relative "postgres/locked_transaction"

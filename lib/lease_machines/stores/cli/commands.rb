@@ -76,7 +76,7 @@ module LeaseMachines
 
         def reconcile(store)
           fences = StoreSpec.new(@invocation.fences || @invocation.store, timeout: @invocation.timeout, readonly: true)
-          fences.open_fences { |opened| @output.reconciled(store.reconcile(opened)) }
+          fences.open(:fences) { |opened| @output.reconciled(store.reconcile(opened)) }
           EXIT_OK
         end
 

@@ -18,18 +18,11 @@ module LeaseMachines
           @readonly = readonly
         end
 
-        def open
-          store = connect(:store)
-          yield store
+        def open(kind = :store)
+          opened = connect(kind)
+          yield opened
         ensure
-          store&.close
-        end
-
-        def open_fences
-          fences = connect(:fences)
-          yield fences
-        ensure
-          fences&.close
+          opened&.close
         end
 
         private
