@@ -2,27 +2,55 @@
 
 module LeaseMachines
   module Stores
-    # Several renewals in one transaction, one COMMIT (included by {Store}):
-    # what the renewal thread sends for the holds of one store that come due
-    # in the same tick (docs/RUNTIME.md, "Batched renewals").
+    # The leases one {Store#renew_all} renews, each checked before any I/O as its single renew would be,
+    # its error's message prefixed with its index.
+    class Renewals
+      KEYS = %i[name owner token ttl].freeze
+
+      attr_reader :names, :requests
+
+      def initialize(renewals)
+        unless renewals.is_a?(Array)
+          raise TypeError, "renewals must be an Array of Hashes (name:, owner:, token:, ttl:), " \
+                           "got #{Stores.described(renewals)}"
+        end
+
+        @names = []
+        @requests = []
+        renewals.each_with_index { |renewal, index| add(renewal, index) }
+        @names.freeze
+        @requests.freeze
+        freeze
+      end
+
+      def empty? = @names.empty?
+
+      # Sorted, each once: two processes' batches never wait for each other in a cycle.
+      def locking_order = @names.uniq.sort
+
+      private
+
+      def add(renewal, index)
+        unless renewal.is_a?(Hash)
+          raise TypeError, "renewals[#{index}] must be a Hash (name:, owner:, token:, ttl:), got #{Stores.described(renewal)}"
+        end
+        unless renewal.size == KEYS.size && KEYS.all? { |key| renewal.key?(key) }
+          raise ArgumentError, "renewals[#{index}] must have exactly the keys #{KEYS.join(', ')}, got #{renewal.keys.inspect}"
+        end
+
+        @names << Stores.resource_name(renewal[:name], argument: "renewals[#{index}][:name]")
+        @requests << Native::Request.renew(renewal[:owner], renewal[:token], nil, renewal[:ttl])
+      rescue TypeError, ArgumentError => e
+        raise if e.message.start_with?("renewals[")
+
+        raise e.class, "renewals[#{index}]: #{e.message}"
+      end
+    end
+
+    # Several renewals in one transaction, one COMMIT (included by {Store}; docs/RUNTIME.md, "Batched renewals").
     module BatchRenewal
-      # Renews several leases in one transaction: the rows locked in the
-      # order of their names (one locking statement where the engine has
-      # one: `SELECT ... FOR UPDATE`; SQLite holds its write lock), each
-      # renewal decided by the core exactly as {DurableAuthority#renew}'s,
-      # in the order given, the rows written (PostgreSQL: one statement,
-      # without a before_commit hook), then one COMMIT.
-      #
-      # All or nothing: when the transaction fails, the call raises what a
-      # single renew would have ({StoreError}: nothing committed;
-      # {OutcomeUnknownError}: perhaps committed), and that is every
-      # renewal's answer. A refusal (lost, wrong token) is an answer, not a
-      # failure: it is that renewal's Decision while the others renew.
-      # @param renewals [Array<Hash>] `{ name:, owner:, token:, ttl: }` each
-      #   (duplicate names are decided one after the other)
-      # @return [Array<Decision>] one per renewal, in the order given
-      # @raise [TypeError, ArgumentError] a bad entry (`renewals[i]` named),
-      #   before any I/O
+      # Renews several leases in one transaction, all or nothing: a failure is every renewal's answer, a
+      # refusal is that renewal's Decision. @return [Array<Decision>] one per renewal, in the order given
       def renew_all(renewals)
         batch = Renewals.new(renewals)
         return [] if batch.empty?
@@ -32,10 +60,7 @@ module LeaseMachines
         batch.names.zip(decisions).map { |name, decision| signed(name, decision) }
       end
 
-      # @api private: the batch's one transaction (an engine wraps it in its
-      # own deadline and the sorting of its connection failures, as its #decide).
-      # @param batch [Renewals]
-      # @return [Array<Decision>]
+      # @api private: the batch's one transaction (an engine wraps it as it wraps #decide).
       def decide_all(batch)
         label = stored_label(nil)
         transaction do |tx|

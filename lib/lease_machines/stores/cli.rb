@@ -5,45 +5,25 @@ require "lease_machines/stores"
 
 module LeaseMachines
   module Stores
-    # The operators' command line (exe/lease_machines): `cli/arguments.rb`
-    # reads the command line, `cli/store_spec.rb` opens the store it names,
-    # `cli/commands.rb` runs the command, `cli/output.rb` prints the answer.
-    # Exit status (also in `--help` and docs/STORES.md):
-    #
-    # - 0 done;
-    # - 1 the resource does not exist, or a row cannot be read;
-    # - 2 usage: bad arguments, a one-line message and the usage hint;
-    # - 3 the store is unreachable or unusable (no such database file, an
-    #   empty one, connection refused, a lock held past `--timeout`);
-    # - 130 interrupted (SIGINT): one line, no backtrace.
-    #
-    # Arguments are taken as bytes whatever the locale (under LC_ALL=C Ruby
-    # hands them over as ASCII-8BIT), never transcoded.
+    # The operators' command line (exe/lease_machines). Exit status: 0 done, 1 no such resource or an unreadable
+    # row, 2 usage, 3 store unusable, 4 doctor's verdict, 130 SIGINT. Arguments are bytes, never transcoded.
     class CLI
       EXIT_OK = 0
       EXIT_NOT_FOUND = 1
       EXIT_USAGE = 2
       EXIT_UNAVAILABLE = 3
-      # doctor: the database may lose a grant it acknowledged (the verdict says how).
+      # doctor: the database may lose a grant it acknowledged.
       EXIT_AT_RISK = 4
       EXIT_INTERRUPTED = 130
-      # How many characters of a name (or other argument) a message quotes.
       QUOTED_MAX = 100
 
-      # Bad arguments: a message and the usage hint on stderr, exit 2.
       class UsageError < Error; end
 
-      # The named resource is not in the store (or its row cannot be read): exit 1.
       class NotFoundError < Error; end
 
-      # @return [Integer] the exit status
-      def self.start(argv, out: $stdout, err: $stderr, env: ENV)
-        new(argv, out: out, err: err, env: env).run
-      end
+      def self.start(argv, out: $stdout, err: $stderr, env: ENV) = new(argv, out: out, err: err, env: env).run
 
-      # Quotes `text` for a message, at most QUOTED_MAX characters of it
-      # (bytes that are not UTF-8 escaped).
-      # @return [String]
+      # `text` quoted, at most QUOTED_MAX characters (bytes that are not UTF-8 escaped).
       def self.quote(text)
         text = text.to_s
         text = text.b unless text.valid_encoding?
@@ -75,7 +55,6 @@ module LeaseMachines
 
       private
 
-      # --help or --version: printed, exit 0.
       def info(text)
         @output.puts(text)
         EXIT_OK

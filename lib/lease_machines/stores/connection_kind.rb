@@ -2,15 +2,9 @@
 
 module LeaseMachines
   module Stores
-    # What kind of `connection` argument a server store (or fence) was given,
-    # the same rule for every engine.
+    # What kind of `connection` a server store (or fence) was given, the same rule for every engine.
     module ConnectionKind
-      # @param driver [Class] the engine's driver connection class
-      # @param expected [String] how the message names the engine's own kinds
-      # @return [Array(Symbol, Object)] the kind (:url, :driver,
-      #   :active_record_pool, :active_record_connection, :pool) and what the
-      #   source wraps
-      # @raise [TypeError] for anything else
+      # @return [Array(Symbol, Object)] the kind and what the source wraps; TypeError for anything else
       def self.of(connection, driver:, expected:)
         return [:url, connection] if connection.is_a?(String)
         return [:driver, connection] if connection.is_a?(driver)
@@ -18,7 +12,6 @@ module LeaseMachines
         active_record(connection) || pool(connection, expected)
       end
 
-      # ActiveRecord: a model class (its pool), a pool, or one connection.
       def self.active_record(connection)
         if connection.is_a?(Class) && connection.respond_to?(:connection_pool)
           [:active_record_pool, connection.connection_pool]

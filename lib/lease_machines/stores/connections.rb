@@ -2,23 +2,18 @@
 
 module LeaseMachines
   module Stores
-    # @api private: where a server store's connections come from, one source
-    # per kind of connection argument, the same for every engine ({Engine}
-    # declares what differs). `with` yields a Session ready for one call.
+    # @api private: where a server store's connections come from, one source per kind of `connection`
+    # argument, the same for every engine ({Engine} declares what differs). `with` yields a ready Session.
     module Connections
       # A source of connections the caller owns leaves them open on close.
       module Borrowed
         def close; end
       end
 
-      # A URL as `inspect` shows it: without its password.
       def self.shown(url)
         url.to_s.sub(%r{\A([a-z0-9+.-]+://[^:/@?#]*:)[^@/?#]*@}i, '\1***@').gsub(/(password=)[^&;\s]*/i, '\1***')
       end
 
-      # @param engine the engine's `Connections` module (see above)
-      # @return the source for the store's `connection` argument
-      # @raise [TypeError] for a `connection` of no kind the store takes
       def self.for(connection, engine)
         kind, target = ConnectionKind.of(connection, driver: engine.driver, expected: engine.expected)
         case kind
@@ -29,14 +24,61 @@ module LeaseMachines
         else Pool.new(target, engine)
         end
       end
+
+      # A driver connection the caller owns (and closes); a lock serializes this source's use of it.
+      class Shared
+        include Borrowed
+
+        def initialize(connection, engine, session: engine.method(:session), lock: Mutex)
+          @session = session.call(connection)
+          @lock = lock.new
+        end
+
+        def with = @lock.synchronize { yield @session.ready }
+        def to_s = "a #{@session.connection.class} the caller gave"
+      end
+
+      # A connection opened from a URL (or a path) and owned by the source, opened anew in a forked child and,
+      # where the engine says so, once it was closed after a failure.
+      class Owned
+        # `lock`: Mutex (a store), or Monitor (a fence: a guard inside a guard's block joins it)
+        def initialize(url, engine, connect: engine.connector(url), session: engine.method(:session), lock: Mutex)
+          @engine = engine
+          @shown = Connections.shown(url)
+          @lock = lock.new
+          @session = ProcessLocal.new(inherited: engine.method(:silence)) { session.call(connect.call) }
+        end
+
+        def with
+          @lock.synchronize do
+            session = @session.current
+            if @engine.reopen?(session.connection)
+              @session.close { nil } # it failed and was closed: open a new one
+              session = @session.current
+            end
+            yield session.ready
+          end
+        end
+
+        def to_s = @shown
+        def close = @lock.synchronize { @session.close { |session| @engine.close(session) } }
+      end
+
+      # Anything with `with { |driver_connection| }` (connection_pool): every call checks one out.
+      class Pool
+        include Borrowed
+
+        def initialize(pool, engine, session: engine.method(:session))
+          @pool = pool
+          @session = session
+        end
+
+        def with = @pool.with { |connection| yield @session.call(connection).ready }
+        def to_s = "a pool (#{@pool.class})"
+      end
     end
   end
 end
 
 require_relative "connections/engine"
-require_relative "connections/shared"
-require_relative "connections/owned"
-require_relative "connections/pool"
-require_relative "connections/adapter_session"
-require_relative "connections/active_record_connection"
-require_relative "connections/active_record_pool"
+require_relative "connections/active_record"

@@ -2,11 +2,8 @@
 
 module LeaseMachines
   module Stores
-    # What a store's database promises about a grant it acknowledged
-    # ({Store#durability}): read from the server's settings when asked, never
-    # trusted for a decision. A token is issued once only while every
-    # acknowledged grant survives; docs/STORES.md, "Durability and failover",
-    # says what each verdict means for an operator.
+    # What a store's database promises about a grant it acknowledged ({Store#durability}), read from the
+    # server's settings when asked, never trusted for a decision (docs/STORES.md, "Durability and failover").
     class Durability
       # The verdicts, from the strongest promise to the weakest.
       VERDICTS = {
@@ -21,18 +18,10 @@ module LeaseMachines
         in_memory: "grants live in this process only: nothing survives it"
       }.freeze
 
-      # PostgreSQL's synchronous_commit values that wait for a synchronous standby.
       STANDBY_WAITS = %w[on remote_write remote_apply].freeze
       private_constant :STANDBY_WAITS
 
-      # @return [String] the engine ("PostgreSQL", "MySQL", "SQLite", "Memory")
-      attr_reader :engine
-      # @return [Symbol] one of {VERDICTS}' keys
-      attr_reader :verdict
-      # @return [Hash{String => String}] the settings the verdict was read from
-      attr_reader :settings
-      # @return [Array<String>] why, in plain words
-      attr_reader :reasons
+      attr_reader :engine, :verdict, :settings, :reasons
 
       def initialize(engine:, verdict:, settings:, reasons:)
         @engine = engine
@@ -42,10 +31,7 @@ module LeaseMachines
         freeze
       end
 
-      # PostgreSQL's settings as read by {Postgres#durability}.
-      # @param settings [Hash{String => String}] synchronous_commit,
-      #   synchronous_standby_names, fsync, in_recovery ("t"/"f"),
-      #   sync_standbys (connected sync or quorum standbys), timeline
+      # PostgreSQL's settings as read by {Postgres#durability} (in_recovery "t"/"f", sync_standbys a count).
       def self.postgres(settings)
         commit = settings.fetch("synchronous_commit")
         standbys = settings.fetch("synchronous_standby_names")
@@ -71,15 +57,10 @@ module LeaseMachines
       end
       private_class_method :postgres_standby_reasons
 
-      # The longest rpl_semi_sync_*_timeout MySQL accepts (about 49.7 days;
-      # MariaDB accepts more): a semi-sync that waits this long never falls
-      # back to asynchronous in practice.
+      # The longest rpl_semi_sync_*_timeout MySQL accepts (~49.7 days): such a semi-sync never falls back.
       SEMI_SYNC_NEVER_MS = 4_294_967_295
 
-      # MySQL's and MariaDB's global variables and status as read by
-      # {MySQL#durability}, the semi-sync names under either spelling
-      # (rpl_semi_sync_master_* or rpl_semi_sync_source_*, wait_no_slave or
-      # wait_no_replica).
+      # MySQL's and MariaDB's variables and status as read by {MySQL#durability}, semi-sync under either spelling.
       def self.mysql(settings)
         flush = settings.fetch("innodb_flush_log_at_trx_commit")
         verdict, reasons =
@@ -94,12 +75,8 @@ module LeaseMachines
         new(engine: "MySQL", verdict: verdict, settings: settings, reasons: reasons)
       end
 
-      # Semi-sync survives a failover only where it never acknowledges a
-      # commit no replica has: it waits after the binlog sync (AFTER_SYNC:
-      # nobody reads a grant first), with no replica connected too, and for
-      # ever. Past rpl_semi_sync_*_timeout it commits asynchronously and
-      # answers the client as usual (issue #26: the promoted replica issued
-      # the token again).
+      # Semi-sync survives a failover only where it never acknowledges a commit no replica has: AFTER_SYNC,
+      # waiting with no replica connected, for ever (past its timeout it goes async silently: issue #26).
       def self.mysql_semi_sync(settings)
         semi = ->(name) { settings["rpl_semi_sync_source_#{name}"] || settings["rpl_semi_sync_master_#{name}"] }
         return [:survives_crash, ["semi-synchronous replication is off"]] unless semi.call("enabled") == "ON"
@@ -135,8 +112,7 @@ module LeaseMachines
       end
       private_class_method :mysql_semi_sync_gaps
 
-      # SQLite's pragmas as read by {SQLite#durability}.
-      # @param settings [Hash{String => String}] journal_mode, synchronous (0-3)
+      # SQLite's pragmas as read by {SQLite#durability} (journal_mode, synchronous 0-3).
       def self.sqlite(settings)
         synchronous = settings.fetch("synchronous")
         verdict, reason =
@@ -150,31 +126,14 @@ module LeaseMachines
         new(engine: "SQLite", verdict: verdict, settings: settings, reasons: [reason])
       end
 
-      # @return [String] what the verdict means, in plain words
-      def meaning
-        VERDICTS.fetch(verdict)
-      end
+      def meaning = VERDICTS.fetch(verdict)
+      def survives_failover? = verdict == :survives_failover
 
-      # @return [Boolean] whether an acknowledged grant survives a failover
-      def survives_failover?
-        verdict == :survives_failover
-      end
-
-      # Whether a store with `durability: :strict` decides on it (and
-      # `lease_machines doctor` exits 0): nothing acknowledged is lost in a
-      # failover. A SQLite file has no replica to fail over to, so a crash
-      # that keeps every commit is enough there.
-      def strict?
-        survives_failover? || (engine == "SQLite" && verdict == :survives_crash)
-      end
-
-      def to_s
-        "#{engine}: #{verdict} (#{meaning}; #{reasons.join('; ')})"
-      end
-
-      def inspect
-        "#<#{self.class.name} #{engine} #{verdict} #{settings.inspect}>"
-      end
+      # Whether `durability: :strict` decides on it: nothing acknowledged is lost in a failover (a SQLite
+      # file has no replica, so surviving a crash is enough).
+      def strict? = survives_failover? || (engine == "SQLite" && verdict == :survives_crash)
+      def to_s = "#{engine}: #{verdict} (#{meaning}; #{reasons.join('; ')})"
+      def inspect = "#<#{self.class.name} #{engine} #{verdict} #{settings.inspect}>"
     end
   end
 end

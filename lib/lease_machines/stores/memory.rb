@@ -2,19 +2,11 @@
 
 module LeaseMachines
   module Stores
-    # A store in this process's memory, for tests and single-process tools:
-    # thread-safe, deciding through the same code as the durable engines
-    # ({Store#decide}). Not durable; a forked child works on its own copy.
+    # A store in this process's memory, for tests and single-process tools: thread-safe, deciding through
+    # {Store#decide}. Not durable; a forked child works on its own copy.
     class Memory < Store
-      # @return [Database]
       attr_reader :database
 
-      # @param database [Database] the rows (a new, empty one by default)
-      # @param clock [#now_ns, #wait] used only when `database` is not given
-      # @param signing_keys [Array<String>, nil] as the durable stores' (granted
-      #   leases carry their token's proof)
-      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`, as the
-      #   durable stores'
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(database: nil, clock: WallClock, before_commit: nil, signing_keys: nil, tokens: :sequence,
                      durability: nil)
@@ -27,59 +19,28 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      # @return [#now_ns] the store clock
-      def clock
-        @database.clock
-      end
+      def clock = @database.clock
+      def setup! = self
+      def close = nil
 
-      # Nothing to create.
-      # @return [self]
-      def setup!
-        self
-      end
-
-      # Nothing to close. @return [nil]
-      def close
-        nil
-      end
-
-      # @api private
       def transaction(&)
         @database.transaction(&)
       end
 
-      # @api private: the clock in whole milliseconds
-      def clock_ms
-        @database.clock_ms
-      end
-
-      # @api private: rows in memory always keep the holder's label.
-      def labelled?
-        true
-      end
-
-      # @return [Durability] in memory: nothing survives the process
-      def durability
-        Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
-      end
+      def clock_ms = @database.clock_ms
+      def labelled? = true
+      def durability = Durability.new(engine: "Memory", verdict: :in_memory, settings: {}, reasons: ["Stores::Memory"])
 
       private
 
-      def inspect_source
-        "resources=#{@database.size}"
-      end
-
-      # Waits on the store clock until a lease of one of `names` is released.
-      def handover_wait(names, seconds)
-        @database.await_release(names, seconds)
-      end
+      def inspect_source = "resources=#{@database.size}"
+      def handover_wait(names, seconds) = @database.await_release(names, seconds)
 
       def read_status(name)
         row, clock = @database.read(name)
         row && build_status(name, row.columns, row.updated_at, clock, row.label)
       end
 
-      # `wanted`: the names to keep (a Hash of them), nil for all.
       def read_statuses(wanted = nil)
         rows, clock = @database.read_all
         rows = rows.select { |(name, _row)| wanted.key?(name) } if wanted
@@ -88,17 +49,21 @@ module LeaseMachines
         end
       end
 
-      def read_statuses_of(names)
-        read_statuses(names.to_h { |name| [name, true] })
-      end
+      def read_statuses_of(names) = read_statuses(names.to_h { |name| [name, true] })
+      def read_names = @database.read_all.first.map(&:first)
 
-      def read_names
-        @database.read_all.first.map(&:first)
+      # The default clock of {Memory}: the wall clock, read in whole milliseconds as the durable stores do.
+      module WallClock
+        module_function
+
+        def now_ns = Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) * NANOS_PER_MILLISECOND
+
+        def wait(mutex, condition, seconds)
+          condition.wait(mutex, seconds) if seconds.positive?
+        end
       end
     end
   end
 end
 
-require_relative "memory/wall_clock"
 require_relative "memory/database"
-require_relative "memory/transaction"

@@ -9,58 +9,20 @@ require "lease_machines/stores/connections"
 
 module LeaseMachines
   module Stores
-    # Durable authorities in PostgreSQL: one row per resource in
-    # `lease_machines_resources` (found through the connection's search_path).
-    # The connection: a PG::Connection, a URL (owned by the store), a pool
-    # (`with`), or ActiveRecord (the base, a model, its pool, or a connection).
+    # Durable authorities in PostgreSQL, one row per resource. The connection: a PG::Connection, a URL
+    # (owned by the store), a pool (`with`), or ActiveRecord (the base, a model, its pool, or a connection).
     class Postgres < Store
-      # The schema {#setup!} runs (db/postgres/001_create_lease_machines_resources.sql).
       SCHEMA_SQL = Schema::POSTGRES
       # pg_advisory_xact_lock key serializing concurrent #setup! calls ("lm_setup").
       SETUP_LOCK_KEY = 7_813_005_877_785_687_408
-      # A PostgreSQL message's first line (the whole one stays in `cause`).
       SUMMARY = ->(error) { error.message.lines.first.to_s.strip }
-      # Names as one text[] parameter (STATUSES_OF_SQL), each quoted.
       TEXT_ARRAY = PG::TextEncoder::Array.new(elements_type: PG::TextEncoder::String.new)
       private_constant :SUMMARY, :TEXT_ARRAY
 
-      # @return [String] the schema {#setup!} runs
-      def self.schema_sql
-        SCHEMA_SQL
-      end
+      def self.schema_sql = SCHEMA_SQL
 
-      # @param connection [PG::Connection, String, #with, ActiveRecord] see the class comment
-      # @param lock_timeout [Numeric, nil] seconds a write may wait for a
-      #   resource's row lock before failing with StoreError. nil (the
-      #   default) keeps the connection's own lock_timeout: the fast path's
-      #   write waits only while another decision commits, so a bound matters
-      #   when a before_commit hook or another session holds the row
-      # @param statement_timeout [Numeric, nil] seconds any one statement of a
-      #   call may run, waits for locks included (the read behind a
-      #   migration's ACCESS EXCLUSIVE lock, the prepare, the write, the hook's
-      #   statements, COMMIT), before the call fails with StoreError. nil
-      #   (the default) keeps the connection's own statement_timeout
-      # @param timeout [Numeric, nil] seconds one decision may take in all,
-      #   kept by the client ({Deadline}): past it the call is interrupted,
-      #   its statement cancelled, and it raises StoreError (nothing
-      #   committed) or, once COMMIT was sent, OutcomeUnknownError. The only
-      #   bound on a COMMIT's wait for a synchronous standby. nil (the default): none
-      # @param prepared_statements [Boolean] prepare the fast path's statements
-      #   once per connection (false: send them unprepared every time)
-      # @param before_commit [#call, nil] called with a {Commit} inside every
-      #   decision's transaction (and force release), just before COMMIT (a test hook, or a place to
-      #   write to the same database in the same transaction)
-      # @param signing_keys [Array<String>, nil] secret keys of at least 32
-      #   bytes: granted and renewed leases carry their token's proof, signed
-      #   with the first (docs/FENCES.md, "Signed tokens")
-      # @param listen_url [String, nil] where {#await_handover} opens its
-      #   listening connection (nil: the same server settings as the store's
-      #   connection); give the server's own address when the store goes
-      #   through a pooler in transaction mode
-      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
-      #   or `:clock_floor` (also at least the server clock in microseconds, so
-      #   that a failover to an asynchronous standby that lost the last grants
-      #   still issues above them; docs/STORES.md, "Durability and failover")
+      # @param lock_timeout, statement_timeout [Numeric, nil] seconds a row lock wait / any one statement may take
+      # @param timeout [Numeric, nil] a decision's whole time ({Deadline}); @param listen_url [String, nil] for await_handover
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(connection, lock_timeout: nil, statement_timeout: nil, timeout: nil, prepared_statements: true,
                      before_commit: nil, signing_keys: nil, listen_url: nil, tokens: :sequence,
@@ -89,14 +51,9 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      # @return [Boolean] whether the fast path's statements are prepared
-      def prepared_statements?
-        @prepared
-      end
+      def prepared_statements? = @prepared
 
-      # @api private: one decision: compare-and-set, or a locked transaction
-      # with a before_commit hook or after the compare-and-set lost
-      # {FastPath::ATTEMPTS} races in a row.
+      # @api private: a compare-and-set, or a locked transaction with a hook or after {FastPath::ATTEMPTS} lost races.
       def decide(name, request, label = nil)
         within(@deadline) do
           before_commit ? super : @fast_path.decide(name, request, tokens, stored_label(label)) || super
@@ -105,24 +62,19 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
-      # @api private: {BatchRenewal#decide_all} within the store's `timeout:`
-      # (the whole batch's), its connection failures told as {#decide}'s.
+      # @api private: {BatchRenewal#decide_all} within the store's `timeout:`, failures told as {#decide}'s.
       def decide_all(batch)
         within(@deadline) { super }
       rescue PG::Error => e
         raise @failures.unavailable(e)
       end
 
-      # What the server promises about an acknowledged grant, read from its
-      # settings now (docs/STORES.md, "Durability and failover").
-      # @return [Durability]
       def durability
         values = query(DURABILITY_SQL, []).values.first
         Durability.postgres(DURABILITY_SETTINGS.zip(values).to_h)
       end
 
-      # Creates the table when it is missing (idempotent; safe to race).
-      # @return [self]
+      # Creates the table when it is missing (idempotent; safe to race). @return [self]
       def setup!
         sql = self.class.schema_sql
         transaction do |tx|
@@ -134,14 +86,11 @@ module LeaseMachines
         self
       end
 
-      # Closes a connection this store opened from a URL (other connections
-      # belong to the caller and are left open).
       def close
         @listener.close
         @connections.close
       end
 
-      # @api private: BEGIN, yield a transaction, COMMIT ({Failures#transaction}).
       def transaction(&)
         @connections.with { |session| LockedTransaction.run(session, @begin_sql, @failures, &) }
       rescue PG::Error => e
@@ -150,15 +99,9 @@ module LeaseMachines
 
       private
 
-      def inspect_source
-        @connections.to_s
-      end
+      def inspect_source = @connections.to_s
+      def handover_wait(names, seconds) = @listener.await(names, seconds)
 
-      def handover_wait(names, seconds)
-        @listener.await(names, seconds)
-      end
-
-      # Without `listen_url`, the store connection's settings, read when the first wait needs them.
       def listen_source(listen_url)
         return -> { PG.connect(listen_url) } if listen_url
 
@@ -185,15 +128,13 @@ module LeaseMachines
         [(seconds * 1000).ceil, 1].max
       end
 
-      # An operator's read (bounded by statement_timeout when the store has
-      # one; its only parameter is a resource name, quoted by libpq).
+      # An operator's read, bounded by statement_timeout when set (its one parameter quoted by libpq).
       def query(sql, params)
         unconverted_query(sql, params)
       rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.failed(e, nil)
       end
 
-      # {#query}, its driver errors left for the caller to tell.
       def unconverted_query(sql, params)
         @connections.with do |session|
           conn = session.connection
@@ -204,7 +145,6 @@ module LeaseMachines
         end
       end
 
-      # {#labelled?}, asking failing as a read does.
       def labelled_for_reading?
         labelled?
       rescue PG::Error, IOError => e
@@ -213,8 +153,7 @@ module LeaseMachines
 
       DURABILITY_SETTINGS = %w[synchronous_commit synchronous_standby_names fsync in_recovery sync_standbys
                                timeline].freeze
-      # The timeline is the first eight hex digits of the current WAL file's
-      # name (pg_control_checkpoint() lags a promotion by about 0.5 s).
+      # The timeline: the current WAL file name's first 8 hex digits (pg_control_checkpoint() lags a promotion).
       DURABILITY_SQL = <<~SQL
         SELECT current_setting('synchronous_commit'), current_setting('synchronous_standby_names'),
                current_setting('fsync'), pg_is_in_recovery(),
@@ -223,8 +162,7 @@ module LeaseMachines
                     ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END
       SQL
 
-      # @return [Boolean, nil] whether the table has the label's columns (nil:
-      #   no table). A driver error is the caller's to tell (a decision's or a read's).
+      # nil: no table. A driver error is the caller's to tell (a decision's or a read's).
       def label_columns?
         columns, labels = unconverted_query(LABEL_COLUMNS_SQL, []).values.first.map { |count| Integer(count, 10) }
         labels == 2 unless columns.zero?
@@ -239,7 +177,6 @@ module LeaseMachines
         status_from(values)
       end
 
-      # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
         rows = query(labelled_for_reading? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
@@ -251,9 +188,7 @@ module LeaseMachines
         readable_statuses(rows, name_at: 1) { |values| status_from(values) }
       end
 
-      def read_names
-        query(NAMES_SQL, []).column_values(0)
-      end
+      def read_names = query(NAMES_SQL, []).column_values(0)
 
       def status_from(values)
         updated_at = Time.at(0, Integer(values.fetch(7), 10), :usec).utc
@@ -265,10 +200,8 @@ end
 
 require_relative "postgres/statements"
 require_relative "postgres/session"
-require_relative "postgres/cancel_request"
 require_relative "postgres/prepared_statements"
 require_relative "postgres/fast_path"
 require_relative "postgres/locked_transaction"
 require_relative "postgres/listener"
-require_relative "postgres/adapter_session"
 require_relative "postgres/connections"

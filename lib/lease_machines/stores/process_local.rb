@@ -4,26 +4,14 @@ require_relative "../fork_hook"
 
 module LeaseMachines
   module Stores
-    # A resource this process opened (its own database connection): opened
-    # on first use, and again in a forked child. A child never uses, closes
-    # or lets go of the one it inherited: that would end the parent's session
-    # (PostgreSQL) or upset its locks (SQLite); a finalizer that would write
-    # to the parent's socket at exit is silenced right after the fork
-    # (`inherited:`). Not thread-safe: the caller holds a lock.
+    # A resource this process opened, opened again in a forked child, which never uses or closes the one
+    # it inherited (that would end the parent's session). Not thread-safe: the caller holds a lock.
     class ProcessLocal
-      # @api private: in a forked child (see {ForkHook}), every ProcessLocal
-      # lets go of what it inherited at once. Found by a walk of the heap: a
-      # registry would hold them weakly, and Ruby 3.1's WeakMap#each_key
-      # yielded other objects (Integers, Strings) here.
-      def self.inherit_all
-        ObjectSpace.each_object(ProcessLocal) { |local| local.send(:keep_inherited) }
-      end
+      # @api private: in a forked child, every ProcessLocal lets go of what it inherited. A heap walk, not a
+      # registry: Ruby 3.1's WeakMap#each_key yielded other objects here.
+      def self.inherit_all = ObjectSpace.each_object(ProcessLocal) { |local| local.send(:keep_inherited) }
 
-      # @param inherited [#call, nil] called, in a child, with the resource
-      #   it inherited from its parent, once, before the child opens its own
-      #   (say, to silence what finalizing it at exit would send)
-      # @yieldreturn the resource, newly opened (the block may raise; the next
-      #   use tries again)
+      # `inherited`: called in a child with the inherited resource, once (say, to silence its finalizer).
       def initialize(inherited: nil, &open)
         @open = open
         @on_inherit = inherited
@@ -32,7 +20,6 @@ module LeaseMachines
         @inherited = []
       end
 
-      # @return this process's resource, opened now when it has none yet
       def current
         return @resource if @pid == Process.pid
 
@@ -42,9 +29,7 @@ module LeaseMachines
         @resource
       end
 
-      # Yields the resource to be closed when this process opened it (a
-      # parent's is kept untouched), then forgets it: the next use opens a new
-      # one.
+      # Yields the resource to be closed when this process opened it (a parent's is kept), then forgets it.
       def close
         if @resource && @pid == Process.pid
           yield @resource

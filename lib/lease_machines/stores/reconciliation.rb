@@ -2,20 +2,17 @@
 
 module LeaseMachines
   module Stores
-    # `store.reconcile(fences)` (included by {Store}): after a failover or a
-    # restore that lost grants, the store's counters raised to the marks its
-    # fences have seen (docs/STORES.md, "Durability and failover").
+    # What {Store#reconcile} did to one resource (`voided`: the lease record it cleared, nil: none).
+    Reconciled = Struct.new(:name, :mark, :mark_owner, :last_issued_before, :last_issued, :voided,
+                            keyword_init: true) do
+      def raised? = last_issued != last_issued_before
+      def changed? = raised? || !voided.nil?
+    end
+
+    # `store.reconcile(fences)`, included by {Store} (docs/STORES.md, "Durability and failover").
     module Reconciliation
-      # Operator action after a failover (or a restore) that lost grants:
-      # raises each resource's last issued token to at least the mark its
-      # fence has seen, so the next grant's token is above every token the
-      # fence admitted. A lease the fence has passed (its token below the
-      # mark, or equal to it while the mark records another owner) is
-      # cleared. Never lowers anything; running it again changes nothing.
-      # One transaction per resource, in the order of the marks.
-      # @param fences [Fences::Table] the fences whose marks to read (in this
-      #   store's database or another)
-      # @return [Array<Reconciled>] one per resource the fences hold a mark of
+      # Operator action after a failover that lost grants: raises each last issued token to at least its
+      # fence's mark and clears a lease the fence has passed. Never lowers; idempotent; one transaction each.
       def reconcile(fences)
         unless fences.respond_to?(:marks)
           raise TypeError, "fences must be a fence (LeaseMachines::Fences::SQLite, Fences::Postgres or " \
@@ -27,7 +24,6 @@ module LeaseMachines
 
       private
 
-      # One resource of {#reconcile}, locked as a force release is.
       def raise_to(mark)
         name = Stores.resource_name(mark.resource)
         labelled = labelled?

@@ -1,18 +1,11 @@
 # frozen_string_literal: true
 
 module LeaseMachines
-  # Resource names: what {Store#authority}, {Store#status} and
-  # {Store#force_release} accept, and what a fence accepts as `resource`
-  # (Fences::Table#guard, #highest, Fences::Pass), so one name can be a
-  # lease's and its fence's. This is the one check of a resource name.
+  # Resource names: the one check of what a store and a fence accept as a resource.
   module Stores
-    # Resource names are 1..255 bytes of UTF-8 without NUL, compared byte for
-    # byte.
+    # 1..255 bytes of UTF-8 without NUL, compared byte for byte.
     NAME_MAX_BYTES = 255
-    # Encodings whose Strings are taken as their bytes: UTF-8 itself, and
-    # the two that say nothing else of bytes past ASCII (binary has no
-    # characters; US-ASCII has none past 127, so such bytes are not ASCII
-    # either: Ruby tags ARGV and ENV so under LC_ALL=C).
+    # Encodings taken as their bytes: UTF-8, binary, and US-ASCII (Ruby tags ARGV and ENV so under LC_ALL=C).
     BYTES_AS_THEY_ARE = [Encoding::UTF_8, Encoding::BINARY, Encoding::US_ASCII].freeze
     KERNEL_CLASS = Kernel.instance_method(:class)
     KERNEL_INSPECT = Kernel.instance_method(:inspect)
@@ -21,13 +14,8 @@ module LeaseMachines
     private_constant :KERNEL_CLASS, :KERNEL_INSPECT, :STRING_ENCODING, :STRING_ASCII_ONLY
 
     class << self
-      # Validates a resource name and returns its bytes as a frozen UTF-8
-      # String. A name is its bytes, never transcoded: a String tagged UTF-8,
-      # binary (ASCII-8BIT) or US-ASCII is taken as its bytes, which must be
-      # valid UTF-8; a String in another encoding only when it is ASCII only
-      # (the same bytes in UTF-8), and is refused otherwise (its bytes would
-      # name another resource than its characters; encode it to UTF-8).
-      # `argument` is how the messages name it.
+      # A resource name's bytes as a frozen UTF-8 String, never transcoded: a String in an encoding other
+      # than UTF-8, binary or US-ASCII only when ASCII only. `argument` is how the messages name it.
       def resource_name(name, argument: "name")
         # String === name asks the class, not the object (a BasicObject too).
         unless String === name # rubocop:disable Style/CaseEquality
@@ -46,9 +34,7 @@ module LeaseMachines
         -utf8
       end
 
-      # How a refused argument is shown in a message: `:nightly (Symbol)`. The
-      # class is the object's real one (whatever it says of itself), and an
-      # object without `inspect` (a BasicObject) is shown as Kernel would.
+      # How a refused argument is shown: `:nightly (Symbol)`, the object's real class, even for a BasicObject.
       def described(value)
         shown = begin
           value.inspect
@@ -58,8 +44,7 @@ module LeaseMachines
         "#{shown} (#{KERNEL_CLASS.bind_call(value)})"
       end
 
-      # @api private: the name's bytes as a new UTF-8 String (never the
-      # caller's object), by the rule of {.resource_name} (also a holder's label's).
+      # @api private: the name's bytes as a new UTF-8 String, by {.resource_name}'s rule (a label's too).
       def utf8_name(name, argument)
         encoding = STRING_ENCODING.bind_call(name)
         unless BYTES_AS_THEY_ARE.include?(encoding) || (encoding.ascii_compatible? && STRING_ASCII_ONLY.bind_call(name))

@@ -2,26 +2,18 @@
 
 module LeaseMachines
   module Stores
-    # The schema every engine's #setup! runs, read from the db/<engine>/*.sql
-    # the gem ships: the SQL people apply themselves is the SQL the stores run.
+    # The schema every engine's #setup! runs: the db/<engine>/*.sql the gem ships.
     module Schema
       ROOT = File.expand_path("../../..", __dir__)
-      # Where the SQL lives, relative to the gem's root.
       FILES = {
         postgres: "db/postgres/001_create_lease_machines_resources.sql",
         sqlite: "db/sqlite/001_create_lease_machines_resources.sql",
         mysql: "db/mysql/001_create_lease_machines_resources.sql"
       }.freeze
 
-      # @return [String] the schema SQL of `engine` (:postgres, :sqlite or :mysql)
-      def self.sql(engine)
-        read(FILES.fetch(engine))
-      end
+      def self.sql(engine) = read(FILES.fetch(engine))
 
-      # @return [String] a SQL file the gem ships, by its path from the gem's root
-      def self.read(path)
-        File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
-      end
+      def self.read(path) = File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
 
       POSTGRES = sql(:postgres)
       SQLITE = sql(:sqlite)

@@ -7,17 +7,13 @@ require "lease_machines/stores/schema"
 
 module LeaseMachines
   module Stores
-    # Durable authorities in one SQLite file, shared by many processes on one
-    # host: one row per resource in `lease_machines_resources`. The file must
-    # be on a local disk: SQLite's locks do not work over network file systems.
+    # Durable authorities in one SQLite file shared by the processes of one host, one row per resource.
+    # The file must be on a local disk: SQLite's locks do not work over network file systems.
     class SQLite < Store
-      # The schema {#setup!} runs (db/sqlite/001_create_lease_machines_resources.sql).
       SCHEMA_SQL = Schema::SQLITE
-      # The host's wall clock in integer milliseconds since the Unix epoch.
       HOST_CLOCK = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond) }
       CLOCK_MAX_MS = U64_MAX / NANOS_PER_MILLISECOND
-      # See #take_turn: how recent a release of this process's counts
-      # (seconds), and the longest pause (twice a waiter's shortest poll).
+      # See #take_turn: how recent a release of this process's counts (s), and the longest pause.
       HANDOVER_WINDOW = 0.002
       HANDOVER_JITTER = 2 * HANDOVER_POLL
       MISSING_TABLE_HINT = lambda do |error|
@@ -25,31 +21,12 @@ module LeaseMachines
       end
       private_constant :MISSING_TABLE_HINT
 
-      # @return [String] the schema {#setup!} runs
-      def self.schema_sql
-        SCHEMA_SQL
-      end
+      def self.schema_sql = SCHEMA_SQL
 
-      # @return [String] the database file
       attr_reader :path
 
-      # @param path [String, Pathname] the database file (created when missing)
-      # @param busy_timeout [Numeric] seconds to wait for the write lock
-      #   before failing with StoreError
-      # @param clock [#call, nil] returns the store clock as Integer
-      #   milliseconds since the Unix epoch (default: the host's CLOCK_REALTIME)
-      # @param before_commit [#call, nil] called with a {Commit} inside every
-      #   decision's transaction (and force release), just before COMMIT
-      # @param signing_keys [Array<String>, nil] secret keys of at least 32
-      #   bytes: granted and renewed leases carry their token's proof, signed
-      #   with the first (docs/FENCES.md, "Signed tokens")
-      # @param readonly [Boolean] open the file read-only: never created,
-      #   its journal mode left as it is; only {#status} and {#statuses} work
-      #   (a decision fails with StoreError, writing nothing)
-      # @param tokens [Symbol] `:sequence` (default: the last token plus one)
-      #   or `:clock_floor` (also at least the store clock in microseconds, so
-      #   that a history restored from a backup issues above the tokens it lost;
-      #   docs/STORES.md, "Durability and failover")
+      # @param busy_timeout [Numeric] seconds to wait for the write lock; @param clock [#call, nil] Integer ms
+      # @param readonly [Boolean] never created or changed: only {#status} and {#statuses} work
       # rubocop:disable Metrics/ParameterLists -- keywords, each one option
       def initialize(path, busy_timeout: 5.0, clock: nil, before_commit: nil, signing_keys: nil, readonly: false,
                      tokens: :sequence, durability: nil)
@@ -72,10 +49,8 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      # @api private: one decision. A grant is first decided on the row read
-      # outside any transaction (a WAL reader takes no lock): a refusal that
-      # writes nothing never takes the write lock. Anything else is decided
-      # (again) in one BEGIN IMMEDIATE transaction ({Store#decide}).
+      # @api private: a grant is first decided on the row read outside any transaction (a WAL reader takes
+      # no lock), so a refusal never takes the write lock; anything else in one BEGIN IMMEDIATE transaction.
       def decide(name, request, label = nil)
         return released(name, super) if before_commit || !request.grant?
 
@@ -93,19 +68,15 @@ module LeaseMachines
         raise @failures.failed(e, Failures::NOT_WRITTEN)
       end
 
-      # @api private: {BatchRenewal#decide_all}, a failure to open the
-      # database told as {#decide}'s.
+      # @api private: {BatchRenewal#decide_all}, a failure to open the database told as {#decide}'s.
       def decide_all(batch)
         super
       rescue ::SQLite3::Exception => e
         raise @failures.failed(e, Failures::NOT_WRITTEN)
       end
 
-      # Handover fairness: this process taking back a resource it released
-      # within the last HANDOVER_WINDOW first pauses a jittered moment, up to
-      # two of a waiter's polls, so that a waiter (polling every 4-8 ms) gets
-      # its turn; only while another process wants it ({Waiters}). Without
-      # it the releasing process, on the CPU, took back nearly every lease.
+      # Handover fairness: taking back a resource this process released within HANDOVER_WINDOW first pauses,
+      # while another process wants it ({Waiters}). Without it the releasing process took back nearly every lease.
       def take_turn(name)
         released, at = @last_release
         return unless released == name && monotonic - at < HANDOVER_WINDOW && @waiters&.wanted?(name)
@@ -113,16 +84,12 @@ module LeaseMachines
         sleep(rand * HANDOVER_JITTER)
       end
 
-      # Notes this process's last release (for {#take_turn}).
-      # @return [Decision] the decision
       def released(name, decision)
         @last_release = [name, monotonic].freeze if decision.released?
         decision
       end
 
-      # Creates the table when it is missing, and adds the holder label's
-      # columns to a table made before them (idempotent; safe to race).
-      # @return [self]
+      # Creates the table when missing, adds the label's columns to an older one (idempotent; safe to race).
       def setup!
         sql = self.class.schema_sql
         transaction do |tx|
@@ -134,12 +101,8 @@ module LeaseMachines
         self
       end
 
-      # Closes this process's connection (the next call opens a new one).
-      def close
-        @mutex.synchronize { @connection.close(&:close) }
-      end
+      def close = @mutex.synchronize { @connection.close(&:close) }
 
-      # @api private: the store clock, checked. @return [Integer] milliseconds
       def clock_ms
         ms = @clock.call
         return ms if ms.is_a?(Integer) && ms.between?(0, CLOCK_MAX_MS)
@@ -148,7 +111,6 @@ module LeaseMachines
                          "got #{ms.inspect}"
       end
 
-      # @api private: BEGIN IMMEDIATE, yield a {Transaction}, COMMIT ({Failures#transaction}).
       def transaction
         @mutex.synchronize do
           connection = @connection.current
@@ -159,9 +121,6 @@ module LeaseMachines
         end
       end
 
-      # What the database file promises about an acknowledged grant, read
-      # from the store connection's pragmas (docs/STORES.md, "Durability and failover").
-      # @return [Durability]
       def durability
         rows, = read("SELECT * FROM pragma_journal_mode(), pragma_synchronous()", [])
         journal_mode, synchronous = rows.fetch(0)
@@ -170,25 +129,15 @@ module LeaseMachines
 
       private
 
-      def monotonic
-        Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      end
+      def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
-      # A waiter says at each poll that it wants the resources ({Waiters});
-      # a read-only store says nothing.
       def handover_wait(names, seconds)
         names.each { |name| @waiters.want(name) } if @waiters
         super
       end
 
-      def inspect_source
-        shown_path(@path)
-      end
-
-      # This process's SQLite3::Database (opened now when it has none).
-      def database
-        @connection.current.database
-      end
+      def inspect_source = shown_path(@path)
+      def database = @connection.current.database
 
       def database_path(path)
         path = path.to_path if path.respond_to?(:to_path)
@@ -214,7 +163,6 @@ module LeaseMachines
         (seconds * 1000).ceil
       end
 
-      # A block, given the database, reads the rows itself (see #read_names).
       def read(sql, params)
         @mutex.synchronize do
           connection = @connection.current
@@ -227,7 +175,6 @@ module LeaseMachines
         raise @failures.failed(e)
       end
 
-      # @return [Boolean, nil] whether the table has the label's columns (nil: no table)
       def label_columns?
         rows, = read(LABEL_COLUMNS_SQL, [])
         columns, *labels = rows.fetch(0)
@@ -239,7 +186,6 @@ module LeaseMachines
         rows.first && status_from(rows.first, clock)
       end
 
-      # A row it cannot read does not hide the others ({UnreadableStatusesError}).
       def read_statuses
         rows, clock = read(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, [])
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
@@ -251,8 +197,7 @@ module LeaseMachines
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 
-      # Stepped through one row at a time: the driver's result set costs
-      # sqlite3 1.x three times as much a row (30 ms for 10,000 names).
+      # Stepped one row at a time: sqlite3 1.x's result set costs three times as much a row.
       def read_names
         read(NAMES_SQL, []) do |database|
           statement = database.prepare(NAMES_SQL)
@@ -271,7 +216,6 @@ module LeaseMachines
         build_status(name, values[1, 5], updated_at(name, values.fetch(6)), clock, values.fetch(7))
       end
 
-      # The row's `updated_at` (ISO 8601 text, written by the store).
       def updated_at(name, text)
         Time.iso8601(text).utc
       rescue ArgumentError, TypeError

@@ -2,43 +2,23 @@
 
 module LeaseMachines
   module Stores
-    # One resource's committed state, as an operator reads it. `clock_ns` is
-    # the store clock at the time of reading; `updated_at` a Time (the store's
-    # wall clock at the last write). `label` is the holder's own words for
-    # itself (host, pid, job), shown to operators and never decided on; nil
-    # when the holder gave none.
+    # One resource's committed state, as an operator reads it: `clock_ns` the store clock when read,
+    # `updated_at` the last write's wall clock, `label` the holder's own words (nil: none).
     Status = Struct.new(:name, :last_issued, :lease, :observed_ns, :updated_at, :clock_ns, :label,
                         keyword_init: true) do
-      # @return [Checkpoint]
-      def checkpoint
-        Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
-      end
+      def checkpoint = Checkpoint.exact(last_issued: last_issued, lease: lease, observed_ns: observed_ns)
 
-      # The store clock, clamped to `observed_ns` as a decision would be.
-      # @return [Integer] nanoseconds since the Unix epoch
-      def now_ns
-        [clock_ns, observed_ns].max
-      end
+      # The store clock, clamped to `observed_ns` as a decision would be (ns since the epoch).
+      def now_ns = [clock_ns, observed_ns].max
+      def held? = !lease.nil? && lease.expires_at_ns > now_ns
 
-      # @return [Boolean] whether a lease is held at {#now_ns}
-      def held?
-        !lease.nil? && lease.expires_at_ns > now_ns
-      end
-
-      # @return [Float, nil] seconds from {#now_ns} until the lease expires
-      #   (negative once it has), nil when there is no lease record
-      def expires_in
-        lease && ((lease.expires_at_ns - now_ns) / 1e9)
-      end
+      # @return [Float, nil] seconds until the lease expires (negative once it has), nil without a lease
+      def expires_in = lease && ((lease.expires_at_ns - now_ns) / 1e9)
     end
 
-    # {Store#statuses} found rows it cannot read (a hand edit), rather than
-    # return part of the list silently.
+    # {Store#statuses} found rows it cannot read (a hand edit), rather than return part of the list.
     class UnreadableStatusesError < StoreError
-      # @return [Array<Status>] the readable resources
-      attr_reader :statuses
-      # @return [Hash{String => StoreError}] why each other resource is not
-      attr_reader :failures
+      attr_reader :statuses, :failures
 
       def initialize(statuses, failures)
         @statuses = statuses.freeze

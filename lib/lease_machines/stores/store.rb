@@ -2,33 +2,25 @@
 
 module LeaseMachines
   module Stores
-    # What every engine shares: the decision transaction and the operator
-    # calls. An engine provides #transaction (BEGIN, yield a transaction object
-    # with #lock/#write/#connection, and #lock_all where the engine locks
-    # several rows in one statement; COMMIT), #read_status, #read_statuses,
-    # #read_statuses_of and #read_names.
+    # What a `before_commit` hook receives, just before COMMIT (`decision` is nil for a force release).
+    Commit = Struct.new(:store, :name, :decision, :checkpoint, :connection, keyword_init: true)
+
+    # What every engine shares: the decision transaction and the operator calls. An engine provides
+    # #transaction (its object: #lock, #write, #connection, maybe #lock_all), #read_status(es), #read_statuses_of, #read_names.
     class Store
       include BatchRenewal # renew_all
       include Reconciliation # reconcile
 
-      # Seconds {#await_handover} waits before it looks, on an engine that
-      # cannot be told of a release (jittered by up to the same again).
+      # Seconds {#await_handover} waits before it looks where no release is announced (jittered).
       HANDOVER_POLL = 0.004
 
       # @return [#call, nil] the hook run before every COMMIT (see {Commit})
       attr_reader :before_commit
 
-      # @return [Symbol] how a grant's token is chosen: `:sequence` (the last
-      #   token issued plus one) or `:clock_floor` (also at least the store
-      #   clock in microseconds; docs/STORES.md, "Durability and failover")
+      # @return [Symbol] `:sequence` or `:clock_floor` (docs/STORES.md, "Durability and failover")
       attr_reader :tokens
 
-      # @param signing_keys [Array<String>, nil] see {Signing::Keys.from}
-      # @param tokens [Symbol] `:sequence` (default) or `:clock_floor`
-      # @param durability [Symbol, nil] `:strict`: decide only on a database
-      #   whose settings keep every grant it acknowledged through a failover
-      #   ({Durability#strict?}), checked before the first decision in each
-      #   process; nil (the default): no check
+      # @param durability [Symbol, nil] `:strict`: decide only where {Durability#strict?}, checked once per process
       def initialize(before_commit: nil, signing_keys: nil, tokens: :sequence, durability: nil)
         unless before_commit.nil? || before_commit.respond_to?(:call)
           raise TypeError, "before_commit must respond to #call, got #{before_commit.inspect}"
@@ -45,9 +37,8 @@ module LeaseMachines
         @labelled = nil
       end
 
-      # @api private: with `durability: :strict`, raises StoreError (nothing
-      # written) before the first decision in a process when the database may
-      # lose a grant it acknowledged; the check is made once per process.
+      # @api private: with `durability: :strict`, raises StoreError (nothing written) before the first
+      # decision in a process whose database may lose an acknowledged grant.
       def ensure_durable
         return if !@strict_durability || @durable_in == Process.pid
 
@@ -59,8 +50,7 @@ module LeaseMachines
         @durable_in = Process.pid
       end
 
-      # A short description: the engine, where its connections come from
-      # (a URL without its password), and the options that change decisions.
+      # The engine, its source (a URL without its password) and the options that change decisions.
       def inspect
         flags = [(" signed" if signs?), (" before_commit" if before_commit), (" tokens=#{@tokens}" if @tokens != :sequence),
                  (" durability=strict" if @strict_durability)].join
@@ -68,34 +58,16 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      # Whether granted and renewed leases carry a proof of their token
-      # (`signing_keys:` given).
-      def signs?
-        !@signing_keys.nil?
-      end
+      def signs? = !@signing_keys.nil?
 
-      # @api private: with `signing_keys:`, the lease carries its token's
-      # proof, computed after the commit (a before_commit hook sees none).
-      def signed(name, decision)
-        @signing_keys ? @signing_keys.signed(name, decision) : decision
-      end
-
-      # The durable authority for one resource (cheap: they share the row).
-      # @return [DurableAuthority]
-      def authority(name)
-        DurableAuthority.new(self, Stores.resource_name(name))
-      end
+      # @api private: the proof is computed after the commit (a before_commit hook sees none).
+      def signed(name, decision) = @signing_keys ? @signing_keys.signed(name, decision) : decision
+      def authority(name) = DurableAuthority.new(self, Stores.resource_name(name))
 
       # One resource's committed state, or nil when it has no row.
-      # @return [Status, nil]
-      def status(name)
-        read_status(Stores.resource_name(name))
-      end
+      def status(name) = read_status(Stores.resource_name(name))
 
-      # Every resource's committed state, ordered by name; given `names`,
-      # only those resources' that have a row (one query: a page of a list).
-      # @param names [Array<String>, nil] names as {#names} reads them
-      # @return [Array<Status>]
+      # Every resource's committed state, ordered by name; given `names`, only those that have a row.
       def statuses(names = nil)
         return read_statuses if names.nil?
         unless names.is_a?(Array) && names.all?(String)
@@ -105,18 +77,10 @@ module LeaseMachines
         names.empty? ? [] : read_statuses_of(names.uniq)
       end
 
-      # Every resource's name, ordered as {#statuses} orders them: one
-      # column, what a list pages over before it reads one page's statuses.
-      # @return [Array<String>]
-      def names
-        read_names
-      end
+      def names = read_names
 
-      # Operator action: clears the lease whoever holds it. The token
-      # high-water mark stays, so the old holder is fenced at the resource.
-      # @return [Status, nil] the state before the release (its label read
-      #   just before the transaction, given only when it is the released
-      #   lease's); nil when the resource has no row (nothing was written)
+      # Operator action: clears the lease whoever holds it; the token high-water mark stays (the old holder is fenced).
+      # @return [Status, nil] the state before (its label only when the released lease's); nil: no row, nothing written
       def force_release(name)
         name = Stores.resource_name(name)
         labelled = labelled_for_reading?
@@ -139,12 +103,7 @@ module LeaseMachines
         end
       end
 
-      # Waits at most `seconds` for a release (or force release) of `name`:
-      # true as soon as one was seen, false when nothing was (try again now).
-      # @param name [String, Array<String>] a resource, or several (a
-      #   release of any of them ends the wait: the slots of a `limit:`)
-      # @param seconds [Numeric] non-negative and finite
-      # @return [Boolean]
+      # Waits at most `seconds` for a release of `name` (or of any of several): true once one was seen.
       def await_handover(name, seconds)
         names = awaited_names(name)
         unless seconds.is_a?(Numeric) && seconds.real?
@@ -157,16 +116,11 @@ module LeaseMachines
         handover_wait(names, seconds.to_f)
       end
 
-      # @api private: one decision in one transaction: lock, decide, write, hook, commit.
-      # @param request [Native::Request]
-      # @param label [String, nil] the holder's label ({HolderLabel}), written with a grant
       def decide(name, request, label = nil)
         label = stored_label(label)
         transaction { |tx| decided_in(tx, name, request, label) }
       end
 
-      # @api private: the committed checkpoint of one resource (an empty one
-      # when the resource has no row).
       def committed_checkpoint(name)
         status = read_status(name)
         return Native.row_checkpoint(name, nil) unless status
@@ -174,8 +128,7 @@ module LeaseMachines
         status.checkpoint
       end
 
-      # @api private: whether the table has the label's column: asked once
-      # (again after {#setup!}), never while the table is missing. A table
+      # @api private: whether the table has the label's column, asked once (again after setup!): a table
       # made before the column existed keeps working, unlabelled.
       def labelled?
         return @labelled unless @labelled.nil?
@@ -183,31 +136,22 @@ module LeaseMachines
         @labelled = label_columns?
       end
 
-      # @api private: `label`, or {HolderLabel::UNSTORED} when the table has
-      # no column for it.
-      def stored_label(label)
-        labelled? ? label : HolderLabel::UNSTORED
-      end
+      def stored_label(label) = labelled? ? label : HolderLabel::UNSTORED
 
       private
 
       # {#labelled?} before a read: a server engine tells a failure to ask as a read's.
-      def labelled_for_reading?
-        labelled?
-      end
+      def labelled_for_reading? = labelled?
 
-      # After setup! (which adds the label's column), {#labelled?} asks again.
       def schema_changed
         @labelled = nil
       end
 
-      # Runs a decision within a server store's `timeout:` ({Deadline}), if it has one.
       def within(deadline, &)
         deadline ? deadline.run(@failures, &) : yield
       end
 
-      # On an engine that cannot be told of a release: one jittered sleep,
-      # then one read of each name. PostgreSQL overrides it (LISTEN).
+      # Where no release is announced: one jittered sleep, then one read of each name (PostgreSQL LISTENs).
       def handover_wait(names, seconds)
         interval = HANDOVER_POLL * (1 + rand)
         sleep([interval, seconds].min) if seconds.positive?
@@ -219,7 +163,6 @@ module LeaseMachines
         end
       end
 
-      # {#await_handover}'s names, each checked: a non-empty Array of them, or one.
       def awaited_names(name)
         return [Stores.resource_name(name)] unless name.is_a?(Array)
         raise ArgumentError, "name must be a resource name or a non-empty Array of them, got []" if name.empty?
@@ -227,8 +170,7 @@ module LeaseMachines
         name.map { |each| Stores.resource_name(each) }.uniq
       end
 
-      # One decision inside `transaction` (a decision's own, or a batch's:
-      # {BatchRenewal}): lock, decide, write, hook. `label`: {#stored_label}'s.
+      # One decision inside `transaction` (its own, or a batch's): lock, decide, write, hook.
       def decided_in(transaction, name, request, label)
         columns, clock_ms = transaction.lock(name, create: true)
         decision, after = request.decide(name, columns, clock_ms * NANOS_PER_MILLISECOND, @tokens)
@@ -244,8 +186,6 @@ module LeaseMachines
         transaction.announce_release(name) if transaction.respond_to?(:announce_release)
       end
 
-      # Runs the hook. `columns` is the row being committed (nil: a resource
-      # with no row).
       def notify(transaction, name, decision, columns)
         return unless @before_commit
 
@@ -268,7 +208,6 @@ module LeaseMachines
         statuses
       end
 
-      # `label`: the stored label's value as read (nil without the column).
       def build_status(name, columns, updated_at, clock_ms, label = nil)
         checkpoint = Native.row_checkpoint(name, columns)
         Status.new(name: name, last_issued: checkpoint.last_issued, lease: checkpoint.lease,

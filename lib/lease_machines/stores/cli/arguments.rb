@@ -5,18 +5,14 @@ require "optparse"
 module LeaseMachines
   module Stores
     class CLI
-      # The command line, read and checked before any store is opened: an
-      # {Invocation}, or the text of --help or --version.
+      # The command line, read and checked before any store is opened.
       class Arguments
-        # What to run: `names` are checked resource names, `match` a glob.
         Invocation = Struct.new(:command, :names, :store, :force, :json, :match, :timeout, :fences, keyword_init: true)
 
-        # The hint a usage error ends with.
         USAGE = "Usage: lease_machines [--store STORE] [--json] [--timeout SECONDS] " \
                 "status [RESOURCE | --match GLOB] | release RESOURCE --force | doctor | reconcile [--fences FENCES] " \
                 "(see --help)"
 
-        # Seconds a command waits for a lock or a statement by default.
         DEFAULT_TIMEOUT = 5.0
 
         BANNER = <<~BANNER
@@ -64,8 +60,6 @@ module LeaseMachines
           @options = { store: env["LEASE_MACHINES_STORE"], force: false, json: false, timeout: DEFAULT_TIMEOUT }
         end
 
-        # @return [Invocation, String] what to run, or the text of --help or --version
-        # @raise [UsageError, OptionParser::ParseError]
         def parse
           args = parser.parse(@argv)
           return parser.help if @options[:help]
@@ -81,8 +75,7 @@ module LeaseMachines
 
         private
 
-        # The argument's bytes as UTF-8 when they are UTF-8, else as binary (so
-        # OptionParser can match it, and the name check refuses it).
+        # The argument's bytes as UTF-8 when they are, else binary (OptionParser matches it; the name check refuses it).
         def as_utf8(arg)
           arg = arg.to_s.dup
           utf8 = arg.force_encoding(Encoding::UTF_8)

@@ -3,21 +3,16 @@
 module LeaseMachines
   module Stores
     class CLI
-      # One command on an open store: `status` and `doctor` (read-only),
-      # `release` and `reconcile`.
+      # One command on an open store: `status` and `doctor` (read-only), `release` and `reconcile`.
       class Commands
-        # Commands that never write: their SQLite store is opened read-only.
         READ_ONLY = %w[status doctor].freeze
         private_constant :READ_ONLY
 
-        # @param invocation [Arguments::Invocation]
-        # @param output [Output]
         def initialize(invocation, output)
           @invocation = invocation
           @output = output
         end
 
-        # @return [Integer] the exit status
         def run
           spec = StoreSpec.new(@invocation.store, timeout: @invocation.timeout,
                                                   readonly: READ_ONLY.include?(@invocation.command))
@@ -44,8 +39,6 @@ module LeaseMachines
           failures.empty? ? EXIT_OK : EXIT_NOT_FOUND
         end
 
-        # @return [[Array<Status>, Hash{String => StoreError}]] the readable
-        #   resources and why each other one is not
         def read_statuses(store, name)
           return [[status_of(store, name)].compact, {}] if name
 
@@ -54,8 +47,7 @@ module LeaseMachines
           matching(e.statuses, e.failures)
         end
 
-        # One resource's status; a row that cannot be read is exit 1, like
-        # an unreadable row in the list, not a failure of the store.
+        # A row that cannot be read is exit 1, like an unreadable row in the list, not a failure of the store.
         def status_of(store, name)
           store.status(name)
         rescue UnreadableStatusesError
@@ -76,18 +68,15 @@ module LeaseMachines
           [statuses.select { |status| pattern.match?(status.name) }, failures.select { |bad, _error| pattern.match?(bad) }]
         end
 
-        # What the database promises about a grant it acknowledged
-        # (Store#durability), in words; exit 4 when it may lose one.
         def doctor(store)
           durability = store.durability
           @output.durability(durability)
           durability.strict? ? EXIT_OK : EXIT_AT_RISK
         end
 
-        # Raises the store's counters to the fences' marks (Store#reconcile).
         def reconcile(store)
           fences = StoreSpec.new(@invocation.fences || @invocation.store, timeout: @invocation.timeout, readonly: true)
-          fences.open_fences { |opened| @output.reconciled(store.reconcile(opened)) }
+          fences.open(:fences) { |opened| @output.reconciled(store.reconcile(opened)) }
           EXIT_OK
         end
 

@@ -5,13 +5,11 @@ require "time"
 module LeaseMachines
   module Stores
     class CLI
-      # What the command line prints: a table or prose for people, one JSON
-      # document on stdout with `--json` (also for a failure), messages on stderr.
+      # A table or prose for people, or one JSON document on stdout with `--json`; messages on stderr.
       class Output
         HEADER = ["RESOURCE", "HOLDER", "TOKEN", "EXPIRES IN", "LAST ISSUED"].freeze
         private_constant :HEADER
 
-        # Whether the answer is printed as JSON.
         attr_writer :json
 
         def initialize(out, err)
@@ -20,11 +18,8 @@ module LeaseMachines
           @json = false
         end
 
-        def puts(text)
-          @out.puts(text)
-        end
+        def puts(text) = @out.puts(text)
 
-        # A message on stderr, prefixed with the program's name.
         def warn(message)
           @err.puts "lease_machines: #{message}"
         end
@@ -34,7 +29,6 @@ module LeaseMachines
           @err.puts usage
         end
 
-        # @return [Integer] `status`
         def failure(message, status)
           @out.puts JSON.generate({ error: message, exit_status: status }) if @json
           warn(message)
@@ -56,7 +50,6 @@ module LeaseMachines
           end
         end
 
-        # `before`: the Status before the release.
         def released(name, before)
           lease = before.lease
           if @json
@@ -70,7 +63,6 @@ module LeaseMachines
           end
         end
 
-        # doctor's answer: the verdict, what it means, why, and the settings read.
         def durability(durability)
           if @json
             @out.puts JSON.pretty_generate({ engine: durability.engine, verdict: durability.verdict,
@@ -83,8 +75,6 @@ module LeaseMachines
           durability.settings.each { |name, value| @out.puts "  #{name} = #{value}" }
         end
 
-        # reconcile's answer: per resource, what it raised and what it cleared.
-        # `reports`: Reconciled, ordered by name.
         def reconciled(reports)
           return @out.puts(JSON.pretty_generate(reports.map { |report| reconciled_hash(report) })) if @json
           return @out.puts("no marks in the fences: nothing to reconcile") if reports.empty?
@@ -122,7 +112,6 @@ module LeaseMachines
             last_issued: before.last_issued }
         end
 
-        # `status`: a Status, or [name, StoreError] for a row that cannot be read.
         def status_hash(status)
           return { resource: status.first, error: status.last.message } unless status.is_a?(Status)
 
@@ -153,10 +142,7 @@ module LeaseMachines
           [status.name, status.label || lease.owner.to_s, lease.token.to_s, expiry(status), status.last_issued.to_s]
         end
 
-        # "owner 7", and its label when it gave one.
-        def holder(status)
-          status.label ? "owner #{status.lease.owner} (#{status.label})" : "owner #{status.lease.owner}"
-        end
+        def holder(status) = status.label ? "owner #{status.lease.owner} (#{status.label})" : "owner #{status.lease.owner}"
 
         def expiry(status, prefix = "")
           seconds = status.expires_in

@@ -3,10 +3,8 @@
 module LeaseMachines
   module Stores
     class CLI
-      # The store `--store` names, opened for one command: read-only for a
-      # read-only command (SQLite opened read-only, never created, its
-      # journal mode left alone), every wait bounded by `--timeout`; or the
-      # fences `--fences` names, in the same forms (`reconcile`).
+      # The store `--store` names (or the fences `--fences` names), opened for one command: read-only for a
+      # read-only command, every wait bounded by `--timeout`.
       class StoreSpec
         # `sqlite:PATH`, `sqlite3:PATH` (Rails' spelling), `sqlite3:///ABSOLUTE/PATH`.
         SQLITE = %r{\Asqlite3?:(?://(?=/))?(?<path>.+)\z}m
@@ -20,21 +18,11 @@ module LeaseMachines
           @readonly = readonly
         end
 
-        # Yields the open store and closes it.
-        def open
-          store = connect(:store)
-          yield store
+        def open(kind = :store)
+          opened = connect(kind)
+          yield opened
         ensure
-          store&.close
-        end
-
-        # Yields the fences (`Fences::SQLite`, `Fences::Postgres` or
-        # `Fences::MySQL`) of the database the spec names, and closes them.
-        def open_fences
-          fences = connect(:fences)
-          yield fences
-        ensure
-          fences&.close
+          opened&.close
         end
 
         private

@@ -3,24 +3,13 @@
 module LeaseMachines
   module Stores
     module Connections
-      # What the shared sources ask of an engine (`extend Engine`, then
-      # `declare`); the engine adds `connector(url)`, `raw_transaction?(adapter)`
-      # and `silence(session)`.
+      # What the shared sources ask of an engine (`extend Engine`, then `declare`); the engine adds
+      # `connector(url)`, `raw_transaction?(adapter)` and `silence(session)`.
       module Engine
-        # @return [Class] the driver's connection class
-        attr_reader :driver
-        # @return [String] how the TypeError for a wrong `connection` names
-        #   the engine's own kinds
-        attr_reader :expected
+        attr_reader :driver, :expected
 
-        # @param session [Class] the engine's Session
-        # @param adapter_session [Class] its Session on an ActiveRecord
-        #   adapter's raw connection (one that includes {AdapterSession})
-        # @param closed [Symbol] the driver connection's method telling
-        #   whether it is closed
-        # @param close [Symbol] the driver connection's method closing it
-        # @param reopen_closed [Boolean] whether the store's own connection
-        #   (from a URL) is opened again once it is closed
+        # `closed`, `close`: the driver connection's methods; `reopen_closed`: the store's own connection
+        # (from a URL) is opened again once closed.
         # rubocop:disable Metrics/ParameterLists -- keywords, each one trait of the engine
         def declare(driver:, expected:, session:, adapter_session:, closed:, close:, reopen_closed:)
           @driver = driver
@@ -33,34 +22,17 @@ module LeaseMachines
         end
         # rubocop:enable Metrics/ParameterLists
 
-        # @return the source for the store's `connection` argument
-        def for(connection)
-          Connections.for(connection, self)
-        end
+        def for(connection) = Connections.for(connection, self)
+        def session(connection) = @session.new(connection)
+        def adapter_session(adapter) = @adapter_session.new(adapter)
+        def closed?(connection) = connection.public_send(@closed)
 
-        def session(connection)
-          @session.new(connection)
-        end
-
-        def adapter_session(adapter)
-          @adapter_session.new(adapter)
-        end
-
-        def closed?(connection)
-          connection.public_send(@closed)
-        end
-
-        # Closes a session's connection (one the source opened).
         def close(session)
           connection = session.connection
           connection.public_send(@close) unless closed?(connection)
         end
 
-        # Whether the store's own connection must be opened again before a
-        # call.
-        def reopen?(connection)
-          @reopen_closed && closed?(connection)
-        end
+        def reopen?(connection) = @reopen_closed && closed?(connection)
       end
     end
   end

@@ -3,13 +3,10 @@
 module LeaseMachines
   module Stores
     class Memory < Store
-      # The rows of one in-memory history, in the durable stores' encoding,
-      # behind one Mutex; a write lands only when its block returns.
+      # The rows of one in-memory history, behind one Mutex; a write lands only when its block returns.
       class Database
-        # One stored row: the five columns, the time of the last write, the holder's label.
         Row = Struct.new(:columns, :updated_at, :label)
 
-        # @return [#now_ns, #wait]
         attr_reader :clock
 
         def initialize(clock: WallClock)
@@ -24,7 +21,6 @@ module LeaseMachines
           @releases = Hash.new(0)
         end
 
-        # @api private
         def transaction
           @mutex.synchronize do
             transaction = Transaction.new(self)
@@ -34,7 +30,6 @@ module LeaseMachines
           end
         end
 
-        # The clock in whole milliseconds (an Integer, not negative).
         def clock_ms
           ns = @clock.now_ns
           unless ns.is_a?(Integer) && ns.between?(0, U64_MAX)
@@ -44,34 +39,18 @@ module LeaseMachines
           ns / NANOS_PER_MILLISECOND
         end
 
-        # @api private: the row's columns; called inside #transaction only
-        def columns(name)
-          @rows[name]&.columns
-        end
+        def columns(name) = @rows[name]&.columns
+        def read(name) = @mutex.synchronize { [@rows[name], clock_ms] }
+        def read_all = @mutex.synchronize { [@rows.sort_by(&:first), clock_ms] }
 
-        # [Row or nil, clock in milliseconds]
-        def read(name)
-          @mutex.synchronize { [@rows[name], clock_ms] }
-        end
-
-        # [[[name, Row], ...] ordered by name, clock in milliseconds]
-        def read_all
-          @mutex.synchronize { [@rows.sort_by(&:first), clock_ms] }
-        end
-
-        # Writes a row as given, bypassing every check (for tests of rows a
-        # hand edit could leave); nil deletes it.
+        # Writes a row as given, bypassing every check (for tests of hand-edited rows); nil deletes it.
         def put(name, columns, label = nil)
           @mutex.synchronize { columns.nil? ? @rows.delete(name) : store(name, columns, label) }
         end
 
-        # @return [Integer] how many resources have a row
-        def size
-          @mutex.synchronize { @rows.size }
-        end
+        def size = @mutex.synchronize { @rows.size }
 
-        # True once the lease record of one of `names` is cleared by a commit
-        # after this call started; false after `seconds` on the clock.
+        # True once the lease of one of `names` is cleared by a commit after this call started.
         def await_release(names, seconds)
           @mutex.synchronize do
             seen = @releases.values_at(*names)
@@ -86,14 +65,11 @@ module LeaseMachines
           end
         end
 
-        def inspect
-          "#<#{self.class.name} resources=#{size}>"
-        end
+        def inspect = "#<#{self.class.name} resources=#{size}>"
         alias to_s inspect
 
         private
 
-        # `label`: {HolderLabel::KEEP} keeps the row's.
         def store(name, columns, label)
           before = @rows[name]
           label = before&.label if label == HolderLabel::KEEP
@@ -102,6 +78,27 @@ module LeaseMachines
 
           @releases[name] += 1
           @released.broadcast
+        end
+      end
+
+      # One decision transaction on a {Database}: reads the committed row, writes kept until it ends.
+      class Transaction
+        attr_reader :writes
+
+        def initialize(database)
+          @database = database
+          @writes = {}
+        end
+
+        def connection = @database
+
+        def lock(name, create:) # rubocop:disable Lint/UnusedMethodArgument -- the row is inserted by #write
+          [@writes[name]&.first || @database.columns(name), @database.clock_ms]
+        end
+
+        def write(name, columns, exists:, label:) # rubocop:disable Lint/UnusedMethodArgument -- one Hash for both
+          kept = @writes[name]
+          @writes[name] = [columns, label == HolderLabel::KEEP && kept ? kept.last : label]
         end
       end
     end

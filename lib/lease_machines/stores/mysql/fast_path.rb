@@ -5,8 +5,7 @@ require_relative "../fast_path"
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # In autocommit mode each statement has its own snapshot, so REPEATABLE
-      # READ shows the newest row; the write is {SQL.compare_and_set}.
+      # In autocommit mode each statement has its own snapshot, so REPEATABLE READ shows the newest row.
       class FastPath < Stores::FastPath
         private
 
@@ -15,8 +14,7 @@ module LeaseMachines
           write(session, name, before, after, label) ? decision : nil
         end
 
-        # A session with autocommit off would neither see other decisions
-        # (its snapshot stays) nor commit the write: refused.
+        # With autocommit off it would neither see other decisions (its snapshot stays) nor commit: refused.
         def read(session, name)
           values = session.query(SQL.read(name)).first || session.query(NEW_READ_SQL).first
           return values if values.fetch(6) == "1"
@@ -28,7 +26,6 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # @return [Boolean, nil] whether the compare-and-set wrote
         def write(session, name, before, after, label)
           committed(session) do
             session.query(before ? SQL.compare_and_set(name, before, after, label) : SQL.create(name, after, label))
@@ -36,10 +33,7 @@ module LeaseMachines
           end
         end
 
-        # The server chose the write as a deadlock's victim: it wrote nothing.
-        def lost_race?(session, error)
-          error.is_a?(Mysql2::Error) && Errors.deadlock?(error) && !session.connection.closed?
-        end
+        def lost_race?(session, error) = error.is_a?(Mysql2::Error) && Errors.deadlock?(error) && !session.connection.closed?
       end
       private_constant :FastPath
     end

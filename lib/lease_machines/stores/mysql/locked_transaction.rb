@@ -3,11 +3,9 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # The `tx` of {Store#decide} with a before_commit hook and of force
-      # release: `SELECT ... FOR UPDATE` (a locking read sees the newest
-      # committed row whatever the isolation level), the clock after the lock.
+      # The `tx` of a decision with a hook and of force release: FOR UPDATE (a locking read sees the
+      # newest committed row at any isolation level), the clock after the lock.
       class LockedTransaction
-        # START TRANSACTION, yield the transaction, COMMIT ({Failures#transaction}).
         def self.run(session, failures)
           failures.transaction(session) do
             session.query("START TRANSACTION")
@@ -20,21 +18,16 @@ module LeaseMachines
           @failures = failures
         end
 
-        # @return [Mysql2::Client]
-        def connection
-          @session.connection
-        end
+        def connection = @session.connection
 
-        # Locks the rows of `names` (sorted) with one statement; #lock then
-        # answers each from what it read, once (a name asked again is read again).
+        # Locks the rows of `names` with one statement; #lock answers each from it once (asked again: read again).
         def lock_all(names)
           rows = @session.query(SQL.lock_all(names))
           clock_ms = Integer(@session.query(CLOCK_SQL).first.fetch(0), 10)
           @locked = rows.to_h { |values| [values.first.b, [values.drop(1), clock_ms]] }
         end
 
-        # @return [[Array<String>, Integer]] the five columns and the clock
-        #   in ms ([nil, nil] for a missing row when not `create`)
+        # The five columns and the clock in ms ([nil, nil] for a missing row when not `create`).
         def lock(name, create:)
           locked = @locked&.delete(name.b)
           return locked if locked
@@ -51,8 +44,6 @@ module LeaseMachines
           [values, Integer(@session.query(CLOCK_SQL).first.fetch(0), 10)]
         end
 
-        # Writes the five columns (decimal Strings or nil), and the holder's
-        # label unless it is {HolderLabel::KEEP}.
         def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
 

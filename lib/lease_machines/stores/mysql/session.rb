@@ -3,19 +3,15 @@
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # @api private: one Mysql2::Client as the store uses it for a call:
-      # checked before use, and closed after a failure (never `reconnect:
-      # true`: it would resend COMMIT on a new session, so a lost transaction
-      # would read as committed).
+      # @api private: one Mysql2::Client as a call uses it, closed after a failure (never `reconnect: true`:
+      # it would resend COMMIT on a new session, so a lost transaction would read as committed).
       class Session
-        # @return [Mysql2::Client]
         attr_reader :connection
 
         def initialize(connection)
           @connection = connection
         end
 
-        # Checks the connection before a call. @return [self]
         def ready
           conn = @connection
           unless conn.is_a?(Mysql2::Client)
@@ -23,33 +19,23 @@ module LeaseMachines
           end
           raise Failures.closed("MySQL") if conn.closed?
 
-          # Read now (a client-side field): mysql2 disconnects a client whose
-          # query was interrupted, and then no longer tells it.
+          # Read now: mysql2 disconnects a client whose query was interrupted, and then no longer tells it.
           @connection_id = conn.thread_id
           self
         end
 
-        # Runs one statement; @return [Array<Array<String, nil>>] its rows
-        #   (nil when it returns none)
         def query(sql)
           result = @connection.query(sql, as: :array, cast: false, cache_rows: false)
           result&.to_a
         end
 
-        # @return [Integer] rows the last statement wrote (matched, with the
-        #   FOUND_ROWS flag mysql2 sets by default)
-        def affected_rows
-          @connection.affected_rows
-        end
+        # Rows matched (mysql2 sets FOUND_ROWS by default).
+        def affected_rows = @connection.affected_rows
 
-        # Whether the server answered `error` and the connection is still open:
-        # the statement was refused, and nothing was committed.
-        def refused?(error)
-          Errors.answered?(error) && !@connection.closed?
-        end
+        # The server answered `error` and the connection is open: refused, nothing committed.
+        def refused?(error) = Errors.answered?(error) && !@connection.closed?
 
-        # Leaves no transaction open: ROLLBACK, or closing the connection when
-        # that fails (a query in flight, a lost connection).
+        # ROLLBACK, or closing the connection when that fails (a query in flight, a lost connection).
         def roll_back
           return if @connection.closed?
 
@@ -58,8 +44,7 @@ module LeaseMachines
           recover
         end
 
-        # Stops a statement it may have left running ({KillQuery}) and closes
-        # the connection (quietly); the server rolls back whatever it had open.
+        # Stops a statement it may have left running ({KillQuery}), then closes quietly (the server rolls back).
         def recover
           KillQuery.new(@connection_id, @connection.query_options).send_async if @connection_id
           @connection_id = nil
@@ -68,10 +53,45 @@ module LeaseMachines
           nil
         end
 
-        # @return [nil] (COMMIT either commits or raises)
         def commit
           @connection.query("COMMIT")
           nil
+        end
+      end
+
+      # A {Session} that, once closed after a failure, reconnects through the ActiveRecord adapter.
+      class AdapterSession < Session
+        include Stores::Connections::AdapterSession
+
+        def recover
+          super
+          reconnect_adapter
+        rescue StoreError
+          nil # the next call reconnects again
+        end
+      end
+      private_constant :AdapterSession
+
+      # @api private: KILL QUERY for a statement a client may have left running, before it is closed (a
+      # statement waiting on a row lock runs on, and commits), from a new connection on a bounded thread.
+      class KillQuery
+        WAIT = 2
+
+        def initialize(connection_id, options)
+          @connection_id = Integer(connection_id)
+          @options = options.merge(connect_timeout: WAIT, read_timeout: WAIT, write_timeout: WAIT)
+        end
+
+        def send_async
+          Thread.new do
+            Thread.current.report_on_exception = false
+            client = Mysql2::Client.new(**@options)
+            client.query("KILL QUERY #{@connection_id}")
+          rescue StandardError
+            nil # best effort: the statement has ended already, or the server is gone
+          ensure
+            client&.close
+          end
         end
       end
     end

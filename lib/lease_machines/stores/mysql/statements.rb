@@ -2,31 +2,25 @@
 
 module LeaseMachines
   module Stores
-    # The SQL the MySQL store sends, values inlined: the name as a hex
-    # literal (exact bytes whatever the character set, nothing to escape),
-    # the columns as the core's decimal digits ({.decimal}).
+    # The MySQL store's SQL, values inlined: the name as a hex literal (exact bytes, nothing to escape),
+    # the columns as the core's decimal digits.
     class MySQL < Store
-      # The store clock in ms, from UTC_TIMESTAMP(6): replicates under
-      # statement-based replication (unlike SYSDATE), and no time zone or DST
-      # is involved (unlike UNIX_TIMESTAMP(NOW(6))).
+      # UTC_TIMESTAMP(6): replicates under statement-based replication (unlike SYSDATE), no time zone or DST.
       CLOCK_MS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000"
       COLUMNS = %w[last_issued lease_owner lease_token lease_expires_at_ns observed_ns].freeze
       COLUMN_LIST = COLUMNS.join(", ")
       R_COLUMNS = COLUMNS.map { |column| "r.#{column}" }.join(", ")
       NOW = "UTC_TIMESTAMP(6)"
 
-      # The fast path's read: the row, the clock, and @@autocommit; a new
-      # resource's clock is NEW_READ_SQL (a LEFT JOIN costs MariaDB a
-      # temporary table on every call).
+      # The row, the clock and @@autocommit; a new resource's clock is NEW_READ_SQL (a LEFT JOIN costs MariaDB
+      # a temporary table on every call).
       READ_SQL = "SELECT #{COLUMN_LIST}, #{CLOCK_MS}, @@autocommit FROM #{TABLE} WHERE name = %<name>s".freeze
       NEW_READ_SQL = "SELECT #{COLUMNS.map { 'NULL' }.join(', ')}, #{CLOCK_MS}, @@autocommit".freeze
 
-      # The locked transaction's locking read (the clock is read by the next
-      # statement, so after the lock is granted).
+      # The clock is read by the next statement, so after the lock is granted.
       LOCK_SQL = "SELECT #{COLUMN_LIST} FROM #{TABLE} WHERE name = %<name>s FOR UPDATE".freeze
       CLOCK_SQL = "SELECT #{CLOCK_MS}".freeze
-      # A batch's locking read ({BatchRenewal}): the rows of a list of names,
-      # locked in the order of the primary key.
+      # A batch's locking read, in the order of the primary key.
       LOCK_ALL_SQL = "SELECT name, #{COLUMN_LIST} FROM #{TABLE} WHERE name IN (%<names>s) ORDER BY name FOR UPDATE"
                      .freeze
       INSERT_EMPTY_SQL = "INSERT IGNORE INTO #{TABLE} (name, updated_at) VALUES (%<name>s, #{NOW})".freeze
@@ -36,15 +30,12 @@ module LeaseMachines
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON r.name = %<name>s".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM (SELECT 1) AS c LEFT JOIN #{TABLE} AS r ON TRUE " \
                      "ORDER BY r.name".freeze
-      # Some resources' (Store#statuses(names)).
       STATUSES_OF_SQL = STATUSES_SQL.sub("ON TRUE", "ON r.name IN (%<names>s)").freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name".freeze
-      # How many columns the table has, and whether each of the label's is one of them.
       LABEL_COLUMNS_SQL = "SELECT COUNT(*), COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::COLUMN}'), 0), " \
                           "COALESCE(SUM(COLUMN_NAME = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
                           "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() " \
                           "AND TABLE_NAME = '#{TABLE}'".freeze
-      # What setup! adds to a table made before them (MySQL 8 has no ADD COLUMN IF NOT EXISTS).
       ADD_LABEL_COLUMNS_SQL = ["ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::COLUMN} VARBINARY(200) NULL".freeze,
                                "ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::TOKEN_COLUMN} DECIMAL(20,0) NULL"
                                  .freeze].freeze
@@ -57,12 +48,8 @@ module LeaseMachines
         private_constant :DECIMAL
 
         class << self
-          # A resource name as a hex literal.
-          def name(name)
-            "X'#{name.unpack1('H*')}'"
-          end
+          def name(name) = "X'#{name.unpack1('H*')}'"
 
-          # A column value the core wrote: its digits, or NULL.
           def decimal(value)
             return "NULL" if value.nil?
             return value if value.is_a?(String) && value.match?(DECIMAL)
@@ -70,42 +57,19 @@ module LeaseMachines
             raise Failures.internal("a column value is not a decimal: #{value.inspect}")
           end
 
-          def read(name)
-            format(READ_SQL, name: name(name))
-          end
-
-          def lock(name)
-            format(LOCK_SQL, name: name(name))
-          end
-
-          def lock_all(names)
-            format(LOCK_ALL_SQL, names: names.map { |each| name(each) }.join(", "))
-          end
-
-          def insert_empty(name)
-            format(INSERT_EMPTY_SQL, name: name(name))
-          end
-
-          # `labelled`: the table has the holder label's column (NULL is read otherwise).
-          def status(name, labelled)
-            format(STATUS_SQL, name: name(name), label: status_label(labelled))
-          end
-
-          def statuses(labelled)
-            format(STATUSES_SQL, label: status_label(labelled))
-          end
+          def read(name) = format(READ_SQL, name: name(name))
+          def lock(name) = format(LOCK_SQL, name: name(name))
+          def lock_all(names) = format(LOCK_ALL_SQL, names: names.map { |each| name(each) }.join(", "))
+          def insert_empty(name) = format(INSERT_EMPTY_SQL, name: name(name))
+          def status(name, labelled) = format(STATUS_SQL, name: name(name), label: status_label(labelled))
+          def statuses(labelled) = format(STATUSES_SQL, label: status_label(labelled))
 
           def statuses_of(names, labelled)
             format(STATUSES_OF_SQL, names: names.map { |one| name(one) }.join(", "), label: status_label(labelled))
           end
 
-          # A holder's label as a hex literal (its bytes, nothing to escape), or NULL.
-          def label(label)
-            label.nil? ? "NULL" : "X'#{label.unpack1('H*')}'"
-          end
+          def label(label) = label.nil? ? "NULL" : "X'#{label.unpack1('H*')}'"
 
-          # The row's new columns, by name, and the holder's label unless
-          # `label` is {HolderLabel::KEEP}.
           def update(name, after, label)
             sets = COLUMNS.zip(after).map { |column, value| "#{column} = #{decimal(value)}" }.join(", ")
             unless label == HolderLabel::KEEP
@@ -114,15 +78,13 @@ module LeaseMachines
             "UPDATE #{TABLE} SET #{sets}, updated_at = #{NOW} WHERE name = #{name(name)}"
           end
 
-          # Writes only when the row still holds `before` (`<=>`: NULL-safe).
-          # UPDATE reads the newest committed row (InnoDB's current read).
+          # Writes only when the row still holds `before` (`<=>`: NULL-safe); UPDATE reads the newest committed row.
           def compare_and_set(name, before, after, label)
             same = COLUMNS.zip(before).map { |column, value| "#{column} <=> #{decimal(value)}" }.join(" AND ")
             "#{update(name, after, label)} AND #{same}"
           end
 
-          # A new resource's first row; ignored (0 rows) when another decision
-          # created it first.
+          # Ignored (0 rows) when another decision created the row first.
           def create(name, after, label)
             values = after.map { |value| decimal(value) }.join(", ")
             columns = COLUMN_LIST
@@ -135,9 +97,7 @@ module LeaseMachines
 
           private
 
-          def status_label(labelled)
-            labelled ? HolderLabel.shown_sql("r.") : "NULL"
-          end
+          def status_label(labelled) = labelled ? HolderLabel.shown_sql("r.") : "NULL"
         end
       end
       private_constant :SQL

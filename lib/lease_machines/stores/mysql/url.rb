@@ -5,17 +5,14 @@ require "uri"
 module LeaseMachines
   module Stores
     class MySQL < Store
-      # A connection URL as Mysql2::Client options:
-      # `mysql2://user:password@host:port/database?read_timeout=5`
-      # (`mysql://` too). The user, password and database are percent-decoded;
-      # the query may set the options below, each named and checked here.
+      # A connection URL (`mysql2://user:password@host:port/database?read_timeout=5`, or `mysql://`) as
+      # Mysql2::Client options; the query may set the options below.
       module URL
         SCHEMES = %w[mysql2 mysql].freeze
         INTEGER_OPTIONS = %w[connect_timeout read_timeout write_timeout].freeze
         STRING_OPTIONS = %w[socket encoding ssl_mode sslca sslcert sslkey].freeze
 
         class << self
-          # @return [Hash] options for Mysql2::Client.new
           # @raise [ArgumentError] naming what is wrong with the URL
           def options(url)
             uri = parse(url)
@@ -53,14 +50,8 @@ module LeaseMachines
             end
           end
 
-          def decode(part)
-            part && URI.decode_www_form_component(part)
-          end
-
-          # The URL as messages show it: without its password.
-          def shown(url)
-            url.sub(%r{(//[^:/@]*:)[^@/]*@}, '\1***@').inspect
-          end
+          def decode(part) = part && URI.decode_www_form_component(part)
+          def shown(url) = url.sub(%r{(//[^:/@]*:)[^@/]*@}, '\1***@').inspect
         end
       end
       private_constant :URL

@@ -3,29 +3,23 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # PostgreSQL's part in the connection sources.
-      # @api private (also the fences' engine: Fences::Postgres)
+      # PostgreSQL's part in the connection sources (also Fences::Postgres's).
       module Connections
         extend Stores::Connections::Engine
 
-        # The store's own connection is never replaced: a {Session}
-        # reconnects a broken connection in place and leaves it open.
+        # The store's own connection is never replaced: a {Session} reconnects it in place.
         declare driver: PG::Connection, expected: "a PG::Connection, a connection URL String",
                 session: Session, adapter_session: AdapterSession,
                 closed: :finished?, close: :finish, reopen_closed: false
 
-        # @return [#call] opens a new connection to `url`
-        def self.connector(url)
-          -> { PG.connect(url) }
-        end
+        def self.connector(url) = -> { PG.connect(url) }
 
         def self.raw_transaction?(adapter)
           raw = adapter.raw_connection
           raw.is_a?(PG::Connection) && !raw.finished? && raw.transaction_status != Session::IDLE
         end
 
-        # Points the child's copy of the socket descriptor at /dev/null
-        # (dup2), so the Terminate sent when finalized at exit goes nowhere.
+        # Points the child's copy of the socket at /dev/null, so the Terminate sent at exit goes nowhere.
         def self.silence(session)
           conn = session.connection
           return if conn.finished?

@@ -5,8 +5,7 @@ require_relative "../fast_path"
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # A grant that meets another decision's uncommitted write answers
-      # Native::Request#on_contention (decided in the core).
+      # A grant meeting another decision's uncommitted write answers Native::Request#on_contention.
       class FastPath < Stores::FastPath
         def initialize(connections, statements, failures)
           super(connections, failures)
@@ -21,8 +20,7 @@ module LeaseMachines
 
         private
 
-        # @return [Decision, nil] the decision once written, the refusal of
-        #   a contended grant, or nil when the row is no longer what was read
+        # @return [Decision, nil] the decision, a contended grant's refusal, or nil: the row changed
         def commit(session, name, request, before, decided, label) # rubocop:disable Metrics/ParameterLists -- FastPath's
           decision, after = decided
           refusal = request.on_contention if before && decision.granted?
@@ -47,9 +45,7 @@ module LeaseMachines
           raise @failures.failed(e, Failures::NOT_WRITTEN)
         end
 
-        # The compare-and-set (a release's also notifies, delivered on
-        # commit), with the holder's label unless `label` is KEEP.
-        # @return [Boolean] whether it wrote
+        # The compare-and-set (a release's also notifies), with the label unless KEEP; whether it wrote.
         def write(session, name, before, after, label, notify:) # rubocop:disable Metrics/ParameterLists -- the row's parts
           kept = label == HolderLabel::KEEP
           params = before ? [name, *after, *before] : [name, *after]
@@ -64,8 +60,7 @@ module LeaseMachines
           committed(session) { @statements.run(session, sql, params, bounded: true).cmd_tuples == 1 } || false
         end
 
-        # A grant's compare-and-set that skips a row another decision is
-        # writing. @return [Symbol, nil] :written, :contended, or nil
+        # A grant's compare-and-set that skips a row another decision is writing: :written, :contended or nil.
         def claim(session, name, before, after, label)
           kept = label == HolderLabel::KEEP
           sql = kept ? CAS_UNLESS_LOCKED_SQL : CAS_UNLESS_LOCKED_LABELLED_SQL
@@ -79,11 +74,8 @@ module LeaseMachines
           end
         end
 
-        # The server's default isolation (REPEATABLE READ, SERIALIZABLE)
-        # refused the write because a concurrent one won.
-        def lost_race?(session, error)
-          error.is_a?(PG::TRSerializationFailure) && session.idle?
-        end
+        # REPEATABLE READ or SERIALIZABLE as the default refused the write: a concurrent one won.
+        def lost_race?(session, error) = error.is_a?(PG::TRSerializationFailure) && session.idle?
       end
       private_constant :FastPath
     end

@@ -3,25 +3,15 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # Waits for releases: one connection per store and process that LISTENs
-      # on every channel a thread waited for (and keeps listening, so a
-      # release between two waits is not missed). Its own connection, never
-      # the store's: a wait blocks it, and LISTEN needs a server session
-      # (not a pooler in transaction mode). One thread at a time reads it, in
-      # slices, so another can add its LISTEN.
+      # Waits for releases: one LISTENing connection per store and process, never the store's (a wait
+      # blocks it; a pooler in transaction mode cannot LISTEN), read by one thread at a time in slices.
       class Listener
-        # The longest a thread reads the connection before letting another
-        # thread add its LISTEN (seconds).
         SLICE = 0.05
         PREFIX = "lease_machines_"
         private_constant :SLICE, :PREFIX
 
-        # The channel of a resource (the same as {CHANNEL_SQL} on the server).
-        def self.channel(name)
-          PREFIX + Digest::SHA256.hexdigest(name)[0, 40]
-        end
+        def self.channel(name) = PREFIX + Digest::SHA256.hexdigest(name)[0, 40]
 
-        # @param connect [#call] opens the listening PG::Connection
         def initialize(connect, failures)
           @failures = failures
           @io = Mutex.new # the connection and its set of channels
@@ -36,10 +26,7 @@ module LeaseMachines
           end
         end
 
-        # @param names [Array<String>] the resources waited for
-        # @return [Boolean] true once a release of one of `names` was heard
-        #   (one that arrived since this process last read the connection
-        #   counts too), false when `seconds` passed without one
+        # true once a release of one of `names` was heard (since this process last read counts), false at timeout
         def await(names, seconds)
           deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
           before = @lock.synchronize do
@@ -70,8 +57,6 @@ module LeaseMachines
           end
         end
 
-        # Closes this process's listening connection (the next wait opens a
-        # new one).
         def close
           @io.synchronize do
             @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
@@ -80,8 +65,6 @@ module LeaseMachines
 
         private
 
-        # Listens on the resources' channels (each once per connection), and
-        # counts what already arrived.
         def start(names)
           session, channels = connection
           conn = session.connection
@@ -99,8 +82,7 @@ module LeaseMachines
           raise @failures.unavailable(e)
         end
 
-        # (A child forked while a parent's thread was reading sees another
-        # pid here, and reads its own connection.)
+        # A child forked while a parent's thread was reading sees another pid here, and reads its own connection.
         def take_turn(left)
           @reader = Process.pid
           [left, SLICE].min
@@ -122,7 +104,6 @@ module LeaseMachines
           end
         end
 
-        # Every notification already read from the socket.
         def collect(conn)
           while (notification = conn.notifies)
             heard(notification[:extra])
@@ -142,7 +123,6 @@ module LeaseMachines
           pair
         end
 
-        # Forgets a broken connection: the next wait opens a new one.
         def drop
           @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
         rescue PG::Error

@@ -3,12 +3,8 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # The `tx` of {Store#decide} with a before_commit hook, force release
-      # and setup!: READ COMMITTED, `SELECT ... FOR UPDATE`, clock after the lock.
+      # The `tx` of a decision with a hook, force release and setup!: READ COMMITTED, FOR UPDATE, clock after the lock.
       class LockedTransaction
-        # BEGIN, yield the transaction, COMMIT (see {Failures#transaction}).
-        # @param begin_sql [String] BEGIN, and SET LOCAL lock_timeout when the
-        #   store bounds lock waits
         def self.run(session, begin_sql, failures)
           failures.transaction(session) do
             session.connection.exec(begin_sql)
@@ -16,7 +12,6 @@ module LeaseMachines
           end
         end
 
-        # @return [PG::Connection]
         attr_reader :connection
 
         def initialize(connection, failures)
@@ -24,20 +19,17 @@ module LeaseMachines
           @failures = failures
         end
 
-        # Locks the rows of `names` (sorted) with one statement; #lock then
-        # answers each from what it read, once (a name asked again is read again).
+        # Locks the rows of `names` with one statement; #lock answers each from it once (asked again: read again).
         def lock_all(names)
           result = @connection.exec_params(LOCK_ALL_SQL, [PG::TextEncoder::Array.new.encode(names)])
           @locked = result.values.to_h { |values| [values.first, [values[1, 5], Integer(values.fetch(6), 10)]] }
         end
 
-        # From now on a write that keeps the label waits for
-        # #write_deferred, which writes them all with one statement.
+        # From now on a write that keeps the label waits for #write_deferred (one UPDATE for all).
         def defer_writes
           @deferred = {}
         end
 
-        # Writes the deferred rows with one UPDATE.
         def write_deferred
           return if @deferred.nil? || @deferred.empty?
 
@@ -51,8 +43,7 @@ module LeaseMachines
           raise @failures.problem("updating #{count} rows in one statement changed #{result.cmd_tuples}")
         end
 
-        # @return [[Array<String>, Integer]] the five columns and the clock
-        #   in ms ([nil, nil] for a missing row when not `create`)
+        # The five columns and the clock in ms ([nil, nil] for a missing row when not `create`).
         def lock(name, create:)
           write_deferred if @deferred&.key?(name) # asked again: it reads what was decided
           locked = @locked&.delete(name)
@@ -71,13 +62,8 @@ module LeaseMachines
           [values.first(5), Integer(values.fetch(5), 10)]
         end
 
-        # Delivered when this transaction commits ({Listener}).
-        def announce_release(name)
-          @connection.exec_params(NOTIFY_SQL, [name])
-        end
+        def announce_release(name) = @connection.exec_params(NOTIFY_SQL, [name])
 
-        # Writes the five columns (decimal Strings or nil), and the holder's
-        # label unless it is {HolderLabel::KEEP}.
         def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
           return @deferred[name] = columns if @deferred && label == HolderLabel::KEEP

@@ -3,28 +3,16 @@
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # How the fast path sends its statements: prepared once per server
-      # session (a connection is marked with its backend pid; a new backend,
-      # or DISCARD ALL, prepares them again), with SET LOCAL timeouts sent
-      # in the same implicit transaction.
+      # The fast path's statements, prepared once per server session (marked with its backend pid: a new
+      # backend, or DISCARD ALL, prepares again), SET LOCAL timeouts in the same implicit transaction.
       class PreparedStatements
-        # Looked up by identity: every call passes one of these frozen
-        # constants, and hashing a statement's text on every call costs more.
+        # Looked up by identity: hashing a statement's text on every call costs more.
         UNLABELLED = [READ_SQL, CLOCK_SQL, CAS_SQL, CAS_UNLESS_LOCKED_SQL, CREATE_SQL, CAS_NOTIFY_SQL].freeze
-        # Prepared only on a table with the holder label's column (they name it).
         LABELLED = LABELLED_SQL.keys.freeze
         NAMES = (UNLABELLED + LABELLED)
                 .to_h { |sql| [sql, "lease_machines_#{Zlib.crc32(sql).to_s(16)}"] }.compare_by_identity.freeze
         SESSIONS = ObjectSpace::WeakMap.new
 
-        # @param prepared [Boolean] prepare the statements (false: send them
-        #   unprepared every time)
-        # @param lock_timeout_ms [Integer, nil] the bound of a bounded
-        #   statement's lock wait
-        # @param statement_timeout_ms [Integer, nil] the bound of every
-        #   statement (and of preparing them)
-        # @param labelled [#call] whether the store knows its table has the
-        #   holder label's column (its statements are prepared too)
         def initialize(prepared, lock_timeout_ms, statement_timeout_ms, failures, labelled:)
           @prepared = prepared
           @labelled = labelled
@@ -34,12 +22,9 @@ module LeaseMachines
           @settings = [false, true].to_h { |bounded| [bounded, settings(bounded)] }.freeze
         end
 
-        # Every value read as a String, whatever type map the connection's
-        # owner installed (ActiveRecord installs one).
+        # Every value read as a String, whatever type map the owner installed (ActiveRecord installs one).
         AS_TEXT = PG::TypeMapAllStrings.new.freeze
 
-        # Runs one of the fast path's statements. @return [PG::Result], its
-        #   values Strings (or nil)
         def run(session, sql, params, bounded:)
           conn = session.connection
           fresh = @prepared && ready(conn)
@@ -63,8 +48,7 @@ module LeaseMachines
           SESSIONS[conn] = 0 # forgotten: prepare them again
           retry
         rescue PG::DuplicatePstatement => e
-          # Found missing, then present when prepared: the two statements
-          # reached different server sessions.
+          # Found missing, then present when prepared: the two statements reached different server sessions.
           raise @failures.problem("#{@failures.summary(e)}: this store's prepared statements were found missing and " \
                                   "then present on the next statement (a pooler in transaction mode?); use " \
                                   "prepared_statements: false")
@@ -72,8 +56,6 @@ module LeaseMachines
 
         private
 
-        # The SET LOCALs sent before a statement, or nil when there are none
-        # (made once, in #initialize).
         def settings(bounded)
           sets = +""
           sets << "SET LOCAL lock_timeout = #{@lock_timeout_ms}; " if bounded && @lock_timeout_ms
@@ -81,8 +63,7 @@ module LeaseMachines
           sets.freeze unless sets.empty?
         end
 
-        # Prepares the statements the session lacks. @return [Boolean]
-        #   whether it had to look
+        # Prepares the statements the session lacks; whether it had to look.
         def ready(conn)
           pid = conn.backend_pid
           return false if SESSIONS[conn] == pid
@@ -97,17 +78,14 @@ module LeaseMachines
           true
         end
 
-        # Preparing waits for a lock on the table: under statement_timeout it
-        # is SQL PREPARE, bounded too (it outlives the implicit transaction).
+        # Preparing waits for a table lock: under statement_timeout it is SQL PREPARE, bounded too.
         def prepare(conn, name, sql)
           return conn.prepare(name, sql) unless @statement_timeout_ms
 
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; PREPARE #{name} AS #{sql}")
         end
 
-        # The statement with its parameters as SQL literals: the resource
-        # name and the holder's label (quoted by libpq) or a decimal String
-        # this store made.
+        # Parameters as literals: the name and label quoted by libpq, decimals this store made.
         def inline(conn, sql, params)
           label_at = LABELLED_SQL.key?(sql) ? params.size - 1 : nil
           literals = params.each_with_index.map do |value, index|

@@ -1,22 +1,20 @@
 # frozen_string_literal: true
 
+require "socket"
+
 module LeaseMachines
   module Stores
     class Postgres < Store
-      # @api private: one PG::Connection as the store uses it for a call:
-      # checked before use, and left usable after a failure.
+      # @api private: one PG::Connection as a call uses it: checked before use, usable after a failure.
       class Session
         IDLE = PG::PQTRANS_IDLE
 
-        # @return [PG::Connection]
         attr_reader :connection
 
         def initialize(connection)
           @connection = connection
         end
 
-        # Checks the connection before a call and reconnects a broken one.
-        # @return [self]
         def ready
           usable
           return self if @connection.transaction_status == IDLE
@@ -24,7 +22,6 @@ module LeaseMachines
           raise Failures.in_transaction("PostgreSQL", ", so give the store a connection that is not in one")
         end
 
-        # @return [self]
         def usable
           conn = @connection
           unless conn.is_a?(PG::Connection)
@@ -36,16 +33,11 @@ module LeaseMachines
           self
         end
 
-        # Whether #usable reconnects: the connection broke, or a query of an
-        # interrupted call is still in flight on it.
-        def broken?
-          @connection.status != PG::CONNECTION_OK || @connection.transaction_status == PG::PQTRANS_ACTIVE
-        end
+        # The connection broke, or a query of an interrupted call is still in flight on it.
+        def broken? = @connection.status != PG::CONNECTION_OK || @connection.transaction_status == PG::PQTRANS_ACTIVE
 
-        # Reconnects the same PG::Connection object. Not pg's `reset`: pg 1.4
-        # finishes the connection when the reconnect fails, which would end
-        # the store for good after one call during an outage. A failed
-        # reconnect here leaves it bad but open, for the next call.
+        # Reconnects the same object. Not pg's `reset`: pg 1.4 finishes the connection when the reconnect
+        # fails, ending the store for good during an outage; here it stays bad but open for the next call.
         def reconnect
           conn = @connection
           CancelRequest.for(conn)&.send_async if conn.transaction_status == PG::PQTRANS_ACTIVE
@@ -60,20 +52,15 @@ module LeaseMachines
           conn.set_default_encoding
         end
 
-        # Whether the connection is open, healthy and outside a transaction.
         def idle?
           conn = @connection
           !conn.finished? && conn.status == PG::CONNECTION_OK && conn.transaction_status == IDLE
         end
 
-        # Whether the server answered `error` and the connection is still
-        # idle: the statement was refused, and nothing was committed.
-        def refused?(error)
-          error.is_a?(PG::Error) && !error.result.nil? && idle?
-        end
+        # The server answered `error` and the connection is idle: refused, nothing committed.
+        def refused?(error) = error.is_a?(PG::Error) && !error.result.nil? && idle?
 
-        # Leaves the connection idle: ROLLBACK, or a reconnect when a query is
-        # still in flight (an interrupt) or the connection broke.
+        # Leaves the connection idle: ROLLBACK, or a reconnect when a query is in flight or it broke.
         def roll_back
           conn = @connection
           return if conn.finished?
@@ -87,15 +74,13 @@ module LeaseMachines
           recover
         end
 
-        # Reconnects, quietly.
         def recover
           reconnect
         rescue StandardError
           nil # the next call checks the connection again before using it
         end
 
-        # Polls a reconnect to its end, waiting on the socket in between (at
-        # most connect_timeout seconds at a time, when the connection has one).
+        # Polls a reconnect to its end, waiting at most connect_timeout seconds at a time when set.
         def poll(conn)
           limit = conn.conninfo_hash[:connect_timeout].to_i
           limit = limit.positive? ? [limit, 2].max : nil
@@ -110,10 +95,7 @@ module LeaseMachines
         end
         private :poll
 
-        # Runs the block with a notice receiver that keeps every WARNING the
-        # server sends (its message and detail), then gives the connection
-        # back the receiver it had (the caller's, or libpq's default).
-        # @return [Array(Object, Array<String>)] the block's value and the warnings
+        # Runs the block keeping every WARNING the server sends, then restores the previous notice receiver.
         def warnings_while
           warnings = []
           previous = @connection.set_notice_receiver do |notice|
@@ -138,11 +120,70 @@ module LeaseMachines
         end
         private :warning?, :warning
 
-        # @return [String, nil] nil when COMMIT committed, else what the server
-        #   answered (ROLLBACK, when a statement in the transaction had failed)
+        # nil when COMMIT committed, else what the server answered (ROLLBACK after a failed statement).
         def commit
           answer = @connection.exec("COMMIT").cmd_status
           answer == "COMMIT" ? nil : answer
+        end
+      end
+
+      # A {Session} whose `reconnect` goes through the ActiveRecord adapter, so ActiveRecord knows of it.
+      class AdapterSession < Session
+        include Stores::Connections::AdapterSession
+
+        def reconnect = reconnect_adapter
+      end
+      private_constant :AdapterSession
+
+      # @api private: cancels the statement a connection left in flight before it is reopened: a dropped
+      # connection does not stop a backend waiting on a lock or a sync standby. Sent from its own thread.
+      class CancelRequest
+        WAIT = 2
+
+        # nil when the connection has no backend; PG::CancelConnection from libpq 17 (longer keys)
+        def self.for(connection)
+          return new(PG::CancelConnection.new(connection)) if defined?(PG::CancelConnection)
+
+          new(Packet.new(connection.socket_io.remote_address, connection.backend_pid, connection.backend_key))
+        rescue StandardError
+          nil
+        end
+
+        def initialize(cancel)
+          @cancel = cancel
+        end
+
+        def send_async
+          Thread.new do
+            Thread.current.report_on_exception = false
+            @cancel.async_cancel
+          rescue StandardError
+            nil # best effort: the connection is reopened either way
+          end
+        end
+
+        # libpq before 17: the cancel request packet, on a connection of its own.
+        class Packet
+          def initialize(address, backend_pid, backend_key)
+            @address = address
+            @packet = [16, 1234, 5678, backend_pid, backend_key].pack("NnnNN")
+          end
+
+          def async_cancel
+            socket = connect
+            socket.write(@packet)
+            socket.wait_readable(WAIT)
+          ensure
+            socket&.close
+          end
+
+          private
+
+          def connect
+            return @address.connect unless @address.ip?
+
+            Socket.tcp(@address.ip_address, @address.ip_port, connect_timeout: WAIT)
+          end
         end
       end
     end

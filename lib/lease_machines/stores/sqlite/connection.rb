@@ -3,30 +3,19 @@
 module LeaseMachines
   module Stores
     class SQLite < Store
-      # The connection one process has to the database file: WAL,
-      # `synchronous = FULL`, statements prepared on first use.
-      #
-      # SQLite's busy handler waits inside the C call with the GVL held,
-      # stopping the whole process, so busy_timeout is 0 and {.patiently}
-      # retries after a short sleep in Ruby (interruptible). The pause does
-      # not grow: a growing one starves a process that lost a few times.
+      # One process's connection to the file: WAL, synchronous = FULL, statements prepared on first use. SQLite's busy
+      # handler holds the GVL, so busy_timeout is 0 and {.patiently} retries after a constant (never growing) sleep.
       class Connection
-        # The pause after SQLITE_BUSY and its jitter (seconds).
         PAUSE = 0.0002
         JITTER = 0.0004
         private_constant :PAUSE, :JITTER
 
-        # @return [SQLite3::Database]
         attr_reader :database
 
         class << self
-          # Opens and configures the file; `readonly`: opens it as it is,
-          # never creating it or changing its journal mode.
-          # @raise [StoreError] when it cannot (the engine is unavailable)
+          # `readonly`: opened as it is, never created nor its journal mode changed; StoreError when it cannot.
           def open(path, busy_timeout_ms, failures, readonly: false)
-            # The path's bytes, labelled UTF-8 (the driver transcodes the name
-            # to UTF-8, which fails on a binary one; SQLite hands the bytes to
-            # the file system as they are).
+            # The path's bytes labelled UTF-8 (the driver would transcode a binary name and fail).
             database = ::SQLite3::Database.new(path.dup.force_encoding(Encoding::UTF_8), readonly: readonly)
             configure(database, busy_timeout_ms, failures) unless readonly
             database.busy_timeout = 0 if readonly
@@ -38,9 +27,7 @@ module LeaseMachines
             raise failures.unavailable(e)
           end
 
-          # Runs the block again while it raises SQLite3::BusyException, until
-          # `timeout_ms` have passed (SQLITE_BUSY changed nothing, so it is safe).
-          # @return the block's value
+          # Runs the block again while SQLITE_BUSY (which changed nothing), until `timeout_ms` have passed.
           def patiently(timeout_ms)
             deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + (timeout_ms / 1000.0)
             begin
@@ -58,8 +45,7 @@ module LeaseMachines
 
           def configure(database, busy_timeout_ms, failures)
             database.busy_timeout = 0
-            # The first statement reads the file (and switches a new one to
-            # WAL, which takes an exclusive lock): both may find it locked.
+            # The first statement reads the file (and switches it to WAL, an exclusive lock): both may find it locked.
             mode = patiently(busy_timeout_ms) { database.get_first_value("PRAGMA journal_mode = WAL") }
             wal = mode.to_s.casecmp?("wal")
             raise failures.problem("cannot switch to WAL mode (journal_mode is #{mode.inspect})") unless wal
@@ -74,14 +60,11 @@ module LeaseMachines
           @statements = {}
         end
 
-        # Runs the block, waiting for a lock as {.patiently} does, up to the
-        # store's busy_timeout.
         def patiently(&)
           self.class.patiently(@busy_timeout_ms, &)
         end
 
-        # Runs a prepared statement to its first row and resets it (`execute` compiles every time).
-        # @return [Array, nil] the first row
+        # A prepared statement's first row, then reset (`execute` compiles every time).
         def run(sql, *binds)
           statement = (@statements[sql] ||= @database.prepare(sql))
           statement.bind_params(*binds) unless binds.empty?
@@ -94,17 +77,14 @@ module LeaseMachines
           end
         end
 
-        # @return [nil] (SQLite answers COMMIT with an error or not at all)
+        # SQLite answers COMMIT with an error or not at all.
         def commit
           run("COMMIT")
           nil
         end
 
-        # Whether a failed COMMIT left the transaction open: SQLite refused
-        # it, and nothing was committed.
-        def refused?(error)
-          error.is_a?(::SQLite3::Exception) && @database.transaction_active?
-        end
+        # A failed COMMIT that left the transaction open: refused, nothing committed.
+        def refused?(error) = error.is_a?(::SQLite3::Exception) && @database.transaction_active?
 
         def roll_back
           @database.execute("ROLLBACK") if @database.transaction_active?

@@ -2,7 +2,6 @@
 
 module LeaseMachines
   module Stores
-    # The SQL the SQLite store sends (the store is in sqlite.rb).
     class SQLite < Store
       COLUMNS = "last_issued, lease_owner, lease_token, lease_expires_at_ns, observed_ns"
       LOCK_SQL = "SELECT #{COLUMNS} FROM #{TABLE} WHERE name = ?".freeze
@@ -10,8 +9,7 @@ module LeaseMachines
       SET_COLUMNS = "last_issued = ?2, lease_owner = ?3, lease_token = ?4, lease_expires_at_ns = ?5, observed_ns = ?6, " \
                     "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
       UPDATE_SQL = "UPDATE #{TABLE} SET #{SET_COLUMNS} WHERE name = ?1".freeze
-      # A grant's and a release's write: the holder's label too (?7), and
-      # the token it labels (the lease's, ?4).
+      # A grant's and a release's write: the label too (?7), and the token it labels (?4).
       LABEL_COLUMNS = "#{HolderLabel::COLUMN}, #{HolderLabel::TOKEN_COLUMN}".freeze
       INSERT_LABELLED_SQL = "INSERT INTO #{TABLE} (name, #{COLUMNS}, #{LABEL_COLUMNS}) " \
                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4)".freeze
@@ -20,18 +18,14 @@ module LeaseMachines
       STATUS_COLUMNS = "name, #{COLUMNS}, updated_at, #{HolderLabel.shown_sql('')}".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name = ?".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} ORDER BY name".freeze
-      # Some resources' (Store#statuses(names)): one `?` per name in `names`.
       STATUSES_OF_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name IN (%<names>s) ORDER BY name".freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name".freeze
-      # The same of a table made before the label's columns (NULL in its place).
       UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
       UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
       UNLABELLED_STATUSES_OF_SQL = STATUSES_OF_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
-      # How many columns the table has, and whether each of the label's is one of them.
       LABEL_COLUMNS_SQL = "SELECT count(*), coalesce(sum(name = '#{HolderLabel::COLUMN}'), 0), " \
                           "coalesce(sum(name = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
                           "FROM pragma_table_info('#{TABLE}')".freeze
-      # What setup! adds to a table made before them (SQLite has no ADD COLUMN IF NOT EXISTS).
       ADD_LABEL_COLUMNS_SQL = ["ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::COLUMN} TEXT".freeze,
                                "ALTER TABLE #{TABLE} ADD COLUMN #{HolderLabel::TOKEN_COLUMN} TEXT".freeze].freeze
     end

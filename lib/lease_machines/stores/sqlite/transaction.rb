@@ -3,13 +3,9 @@
 module LeaseMachines
   module Stores
     class SQLite < Store
-      # One decision transaction on the store's connection, inside BEGIN
-      # IMMEDIATE (the write lock is held).
+      # One decision transaction, inside BEGIN IMMEDIATE (the write lock is held).
       class Transaction
-        # @return [SQLite3::Database]
-        attr_reader :connection
-        # @return [Connection] the store's connection object
-        attr_reader :statements
+        attr_reader :connection, :statements
 
         def initialize(connection, store, failures)
           @statements = connection
@@ -18,15 +14,11 @@ module LeaseMachines
           @failures = failures
         end
 
-        # Reads the resource's row, then the store clock. @return
-        # [[Array<String, nil>, nil], Integer] the five stored columns (nil: no
-        # row) and the clock in milliseconds
+        # The five stored columns (nil: no row), then the store clock in ms.
         def lock(name, create:) # rubocop:disable Lint/UnusedMethodArgument -- the row is inserted by #write
           [@statements.run(LOCK_SQL, name), @store.clock_ms]
         end
 
-        # Writes the five columns (decimal Strings or nil), and the holder's
-        # label unless it is {HolderLabel::KEEP}.
         def write(name, columns, exists:, label:)
           if label == HolderLabel::KEEP
             @statements.run(exists ? UPDATE_SQL : INSERT_SQL, name, *columns)
