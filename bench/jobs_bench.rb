@@ -13,11 +13,11 @@
 # a slot's, found free on the first try. Prints the median of the per-round
 # ratios.
 #
-# And the target of issue 29: what the lease adds to a job (the seconds a
-# leased job takes over an empty one, from the two throughputs) against what
-# two bare one-row commits on the same engine add (TwoCommitsJob: SQLite in
-# WAL with synchronous = FULL, as the store's, in the same folder), each round
-# running the four jobs in turn through the same process.
+# Then the target of issue 29, through a `sidekiq -c 1` of its own: what the
+# lease adds to a job (the seconds a leased job takes over an empty one, from
+# the two throughputs) against what two bare one-row commits on the same
+# engine add (TwoCommitsJob: SQLite in WAL with synchronous = FULL, as the
+# store's, in the same folder), each round the three jobs in turn.
 require "lease_machines"
 require_relative "../test/jobs/sidekiq_cluster"
 
