@@ -34,8 +34,6 @@ module LeaseMachines
       end
     end
 
-    def mark
-      @highest.nil? ? "the fence has accepted no token yet" : "the fence has accepted token #{@highest}"
-    end
+    def mark = @highest.nil? ? "the fence has accepted no token yet" : "the fence has accepted token #{@highest}"
   end
 end

@@ -31,9 +31,7 @@ module LeaseMachines
     end
 
     # The fence table's SQL of `engine`, from db/<engine>/002_*.sql.
-    def self.schema_sql(engine)
-      Stores::Schema.read("db/#{engine}/002_create_lease_machines_fences.sql")
-    end
+    def self.schema_sql(engine) = Stores::Schema.read("db/#{engine}/002_create_lease_machines_fences.sql")
 
     autoload :SQLite, "lease_machines/fences/sqlite"
     autoload :Postgres, "lease_machines/fences/postgres"

@@ -30,13 +30,8 @@ module LeaseMachines
         freeze
       end
 
-      def bound?
-        @mode != :any
-      end
-
-      def strict?
-        @mode == :live
-      end
+      def bound? = @mode != :any
+      def strict? = @mode == :live
 
       # The error for a refused mark, read in the guard's transaction. A mark equal to
       # the token that records another owner than `owner` refused it as reissued.
@@ -44,22 +39,25 @@ module LeaseMachines
         Refusals.report(error(session, resource, token, record, owner))
       end
 
-      # What a fence's session gives {Admission#refusal}, and how it reads stored tokens.
+      # What a fence's session gives {Admission#refusal}: each engine's session reads
+      # the first row of `read(kind, resource)` (:highest, :owner, :store_row; nil: none).
       module Reads
         attr_reader :failures
 
-        def refusal(resource, token, owner = nil)
-          @admission.refusal(self, resource, token, owner: owner)
+        def refusal(resource, token, owner = nil) = @admission.refusal(self, resource, token, owner: owner)
+        def highest(resource) = stored(read(:highest, resource)&.first, resource)
+        def mark_owner(resource) = stored(read(:owner, resource)&.first, resource, OWNER_COLUMN)
+
+        # The store's last_issued, lease_token, lease_expires_at_ns, the clock in ns and
+        # lease_owner; nil when the store has no row for `resource`.
+        def store_row(resource)
+          read(:store_row, resource)&.map { |value| StoredToken.read(value, "#{STORE_TABLE} row #{resource.inspect}") }
         end
 
         private
 
         def stored(value, resource, column = nil)
           StoredToken.read(value, "#{TABLE} row #{resource.inspect}#{" (#{column})" if column}")
-        end
-
-        def store_values(row, resource)
-          row&.map { |value| StoredToken.read(value, "#{STORE_TABLE} row #{resource.inspect}") }
         end
       end
 

@@ -36,9 +36,7 @@ module LeaseMachines
           Stores::Connections::Owned.new(url, @engine, connect: connect, session: @session, lock: Monitor)
         end
 
-        def shared(connection)
-          Stores::Connections::Shared.new(connection, @engine, session: @session, lock: Monitor)
-        end
+        def shared(connection) = Stores::Connections::Shared.new(connection, @engine, session: @session, lock: Monitor)
 
         private
 

@@ -44,11 +44,10 @@ module LeaseMachines
           live: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
                 "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{LIVE} #{ON_CONFLICT}"
         }.freeze
-        HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = $1".freeze
-        OWNER_SQL = "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1".freeze
-        STORE_ROW_SQL = "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, " \
-                        "#{CLOCK_NS_SQL}::numeric(20,0)::text, lease_owner::text FROM #{STORE_TABLE} WHERE name = $1".freeze
-        SAVEPOINT = "lease_machines_fence"
+        READS = { highest: "SELECT highest FROM #{TABLE} WHERE resource = $1",
+                  owner: "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1",
+                  store_row: "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, #{CLOCK_NS_SQL}" \
+                             "::numeric(20,0)::text, lease_owner::text FROM #{STORE_TABLE} WHERE name = $1" }.freeze
         SETUP_LOCK_KEY = 7_813_006_137_384_576_357 # pg_advisory_xact_lock key of #setup! ("lm_fence")
 
         # MARK_SQLS[mode] with its values written in, to share BEGIN's round trip.
@@ -57,14 +56,10 @@ module LeaseMachines
           MARK_SQLS.fetch(mode).gsub(/\$([123])(?!\d)/) { values.fetch(Regexp.last_match(1)) }
         end
 
-        def self.mark_binds(_mode, resource, token, owner = nil)
-          [resource, token.to_s, owner&.to_s]
-        end
+        def self.mark_binds(_mode, resource, token, owner = nil) = [resource, token.to_s, owner&.to_s]
 
         DIALECT = ActiveRecordSession::Dialect.new(
-          engine: "PostgreSQL", adapter: /postg/i,
-          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL, owner_sql: OWNER_SQL,
-          store_row_sql: STORE_ROW_SQL, clock_ns: nil,
+          engine: "PostgreSQL", adapter: /postg/i, mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), reads: READS,
           setup: lambda do |sql|
             ["SET LOCAL client_min_messages = warning", "SELECT pg_advisory_xact_lock(#{SETUP_LOCK_KEY})", sql]
           end
@@ -77,7 +72,9 @@ module LeaseMachines
       class Session < Stores::Postgres::Session
         include Statements
         include Admission::Reads
+        include DriverSession
 
+        BEGIN_SQL = "BEGIN"
         # Per {Admission} mode. `_owner`: the three-parameter statements, named apart from
         # 0.3's, which a server session a pooler shares with an app on 0.3 may hold.
         MARK_NAMES = { any: "lease_machines_fence_mark_owner", issued: "lease_machines_fence_mark_issued_owner",
@@ -103,9 +100,7 @@ module LeaseMachines
 
         # Only a connection that broke: one with a query in flight may be the caller's,
         # whose transaction a reconnect would end.
-        def broken?
-          @connection.status != PG::CONNECTION_OK
-        end
+        def broken? = @connection.status != PG::CONNECTION_OK
 
         def in_transaction?
           case @connection.transaction_status
@@ -118,67 +113,27 @@ module LeaseMachines
           end
         end
 
-        def begin_and_mark(resource, token, owner = nil)
-          open_and_mark("BEGIN", "ROLLBACK", resource, token, owner)
-        end
+        def begin_and_mark(resource, token, owner = nil) = open_and_mark("BEGIN", "ROLLBACK", resource, token, owner)
 
         def savepoint_and_mark(resource, token, owner = nil)
           open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token, owner)
         end
 
-        def highest(resource)
-          stored(value(HIGHEST_SQL, resource), resource)
-        end
-
-        def mark_rows
-          @connection.exec(Mark::SQL).values
-        end
-
-        def mark_owner(resource)
-          stored(value(OWNER_SQL, resource), resource, OWNER_COLUMN)
-        end
-
-        # The store's last_issued, lease_token, lease_expires_at_ns, the database clock
-        # in ns, and lease_owner; nil when the store has no row for `resource`.
-        def store_row(resource)
-          store_values(@connection.exec_params(STORE_ROW_SQL, [resource]).values.first, resource)
-        end
-
-        # In a transaction of its own (or a savepoint in the caller's), concurrent setups
-        # serialized by an advisory lock.
-        def setup(sql)
-          joined = in_transaction?
-          begin
-            @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
-          rescue PG::Error => e
-            roll_back unless joined # reconnects a connection that broke
-            raise @failures.statement(e, "nothing was created")
-          end
-          begin
-            @connection.exec("SET LOCAL client_min_messages = warning")
-            @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
-            @connection.exec(sql)
-          rescue PG::Error => e
-            joined ? roll_back_savepoint : roll_back
-            raise @failures.statement(e, "rolled back: nothing was created")
-          end
-          joined ? release_savepoint : @failures.committing(self) { commit }
-        end
-
-        def roll_back_savepoint
-          @connection.exec("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
-
-        def release_savepoint
-          @connection.exec("RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
+        def mark_rows = @connection.exec(Mark::SQL).values
+        def roll_back_savepoint = execute("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
 
         private
 
-        def value(sql, resource)
-          result = @connection.exec_params(sql, [resource])
-          result.ntuples.zero? ? nil : result.getvalue(0, 0)
+        def execute(sql) = @connection.exec(sql)
+
+        # Concurrent setups serialized by an advisory lock.
+        def create(sql)
+          @connection.exec("SET LOCAL client_min_messages = warning")
+          @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
+          @connection.exec(sql)
         end
+
+        def read(kind, resource) = @connection.exec_params(READS.fetch(kind), [resource]).values.first
 
         # A prepared mark that vanished (DISCARD ALL) fails before anything was written:
         # go back, prepare it again, start over, once.
@@ -229,16 +184,14 @@ module LeaseMachines
         end
       end
 
-      def failures(label)
-        schema = "#{self.class}::SCHEMA_SQL"
-        hint = lambda do |error|
-          next "; #{STORE_TABLE_HINT}" if error.message.include?(%(relation "#{STORE_TABLE}" does not exist))
-          next "; #{Fences.owner_column_hint(schema)}" if error.message.include?(OWNER_COLUMN)
+      def failures(label) = super(label, PG::Error)
 
-          missing = error.is_a?(PG::UndefinedTable) || error.message.include?(%(relation "#{TABLE}" does not exist))
-          missing ? "; create the table with fences.setup! (or run #{schema} in a migration)" : ""
-        end
-        Failures.new(label, PG::Error, hint)
+      def missing(error)
+        message = error.message
+        return :store_table if message.include?(%(relation "#{STORE_TABLE}" does not exist))
+        return :owner_column if message.include?(OWNER_COLUMN)
+
+        :table if error.is_a?(PG::UndefinedTable) || message.include?(%(relation "#{TABLE}" does not exist))
       end
     end
   end

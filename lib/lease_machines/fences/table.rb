@@ -23,9 +23,7 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      def signed?
-        !@signing_keys.nil?
-      end
+      def signed? = !@signing_keys.nil?
 
       # Creates the fence table when it is missing (idempotent; safe to race); inside
       # the caller's transaction, under a savepoint of it.
@@ -90,6 +88,15 @@ module LeaseMachines
       end
 
       private
+
+      # How the engine's statements fail, with a hint when `missing(error)` names what the
+      # database lacks: the fence's :table, the store's (:store_table), or the :owner_column.
+      def failures(label, driver_error, in_migration = " in a migration")
+        schema = "#{self.class}::SCHEMA_SQL"
+        hints = { table: "; create the table with fences.setup! (or run #{schema}#{in_migration})",
+                  store_table: "; #{STORE_TABLE_HINT}", owner_column: "; #{Fences.owner_column_hint(schema)}" }
+        Failures.new(label, driver_error, ->(error) { hints.fetch(missing(error), "") })
+      end
 
       def read_mark(session, resource)
         session.highest(resource)

@@ -4,7 +4,7 @@ module LeaseMachines
   module Fences
     class MySQL < Table
       # What both MySQL sessions read, each through its `rows(sql)`; a refused mark's
-      # error is read with locking reads (see {Statements.highest_sql}).
+      # error is read with locking reads (see {Statements.read_sql}).
       module Reads
         def refusal(resource, token, owner = nil)
           @locking = true
@@ -13,23 +13,16 @@ module LeaseMachines
           @locking = false
         end
 
-        def highest(resource)
-          stored(rows(Statements.highest_sql(resource, locking: @locking)).dig(0, 0), resource)
-        end
+        private
 
-        def mark_owner(resource)
-          stored(rows(Statements.owner_sql(resource, locking: @locking)).dig(0, 0), resource, OWNER_COLUMN)
-        end
-
-        def store_row(resource)
-          store_values(rows(Statements.store_row_sql(resource, locking: @locking)).first, resource)
-        end
+        def read(kind, resource) = rows(Statements.read_sql(kind, resource, locking: @locking)).first
       end
 
       # One Mysql2::Client as a guard uses it: the store's session plus the guard's statements.
       class Session < Stores::MySQL::Session
         include Admission::Reads
         include Reads
+        include DriverSession
 
         IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
 
@@ -56,14 +49,7 @@ module LeaseMachines
           mark(resource, token, owner, restart: true) # its own transaction: begun again after a deadlock
         end
 
-        def savepoint_and_mark(resource, token, owner = nil)
-          @connection.query("SAVEPOINT #{Statements::SAVEPOINT}")
-          mark(resource, token, owner)
-        end
-
-        def mark_rows
-          query(Mark::SQL)
-        end
+        def mark_rows = query(Mark::SQL)
 
         # DDL commits an open transaction, so it refuses to run inside one; then adds the
         # owner column to a table made before it, and checks that the table is InnoDB.
@@ -84,17 +70,9 @@ module LeaseMachines
           raise @failures.statement(e, "nothing was created")
         end
 
-        def roll_back_savepoint
-          @connection.query("ROLLBACK TO SAVEPOINT #{Statements::SAVEPOINT}")
-          release_savepoint
-        end
-
-        def release_savepoint
-          @connection.query("RELEASE SAVEPOINT #{Statements::SAVEPOINT}")
-        end
-
         private
 
+        def execute(sql) = @connection.query(sql)
         def rows(sql) = query(sql)
 
         def mark(resource, token, owner, restart: false)
@@ -154,9 +132,7 @@ module LeaseMachines
         # Raised through the guard's transaction (which rolls back); its cause is the StoreError.
         class DeadlockedMark < StandardError; end
 
-        def rows(sql)
-          statement { @adapter.select_rows(sql, NAME) }
-        end
+        def rows(sql) = statement { @adapter.select_rows(sql, NAME) }
 
         def add_owner_column
           return unless statement { @adapter.select_value(Statements::HAS_OWNER_SQL, NAME) }.to_i.zero?
