@@ -30,6 +30,16 @@ module LeaseMachines
         "AND (#{fence}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR #{fence}.lease_owner = excluded.lease_owner))"
     end
 
+    # The marks of every engine but MySQL, per {Admission} mode (`name`: how a mark names
+    # the table's row): `values` those of an unbound mark; a bound one selects `selected`
+    # from the store's row where `issued` (or `live`) holds, so a token it refuses writes nothing.
+    def self.mark_sqls(name, values, selected, issued:, live:)
+      insert = "INSERT INTO #{TABLE}#{" AS #{name}" unless name == TABLE} (resource, highest, lease_owner)"
+      from = "SELECT #{selected} FROM #{STORE_TABLE} AS store WHERE"
+      { any: "#{insert} VALUES (#{values}) #{on_conflict(name)}", issued: "#{insert} #{from} #{issued} #{on_conflict(name)}",
+        live: "#{insert} #{from} #{live} #{on_conflict(name)}" }.freeze
+    end
+
     # The fence table's SQL of `engine`, from db/<engine>/002_*.sql.
     def self.schema_sql(engine) = Stores::Schema.read("db/#{engine}/002_create_lease_machines_fences.sql")
 
@@ -45,7 +55,6 @@ require "lease_machines/stores/schema"
 require_relative "fences/token"
 require_relative "fences/admission"
 require_relative "fences/failures"
-require_relative "fences/connections"
 require_relative "fences/driver_guard"
 require_relative "fences/active_record_connection"
 require_relative "fences/table"

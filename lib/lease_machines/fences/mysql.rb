@@ -134,12 +134,8 @@ module LeaseMachines
       private
 
       def source(connection)
-        driver_failures = failures("MySQL")
-        sources = Connections::Sources.new(Stores::MySQL::Connections, driver_failures) do |client|
-          Session.new(client, driver_failures, admission: @admission)
-        end
-        sources.for(connection) do |active_record|
-          Connections::ActiveRecord.new(active_record, DIALECT, failures("MySQL (ActiveRecord)"), @admission)
+        server_source(connection, Stores::MySQL::Connections, "MySQL", DIALECT) do |driver, failures|
+          Session.new(driver, failures, admission: @admission)
         end
       end
 

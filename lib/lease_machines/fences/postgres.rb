@@ -26,24 +26,17 @@ module LeaseMachines
 
       # The SQL of a PostgreSQL fence.
       module Statements
-        ON_CONFLICT = Fences.on_conflict("fence")
-        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced).
-        # Locks the row either way, which orders concurrent guards of one resource.
-        MARK_SQL = "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) VALUES ($1, $2::numeric, " \
-                   "$3::numeric) #{ON_CONFLICT}".freeze
         CLOCK_NS_SQL = "floor(extract(epoch FROM clock_timestamp()) * 1e9)"
         ISSUED = "store.name = $1::text AND store.last_issued >= $2::numeric"
         # Strict: a token issued twice (a failover lost the first grant) is not admitted for its first holder.
         LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL} " \
                "AND ($3::numeric IS NULL OR store.lease_owner = $3::numeric)".freeze
         private_constant :ISSUED, :LIVE
-        MARK_SQLS = {
-          any: MARK_SQL,
-          issued: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
-                  "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{ISSUED} #{ON_CONFLICT}",
-          live: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
-                "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{LIVE} #{ON_CONFLICT}"
-        }.freeze
+        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced).
+        # Locks the row either way, which orders concurrent guards of one resource.
+        MARK_SQLS = Fences.mark_sqls("fence", "$1, $2::numeric, $3::numeric", "$1::text, $2::numeric, $3::numeric",
+                                     issued: ISSUED, live: LIVE)
+        MARK_SQL = MARK_SQLS.fetch(:any)
         READS = { highest: "SELECT highest FROM #{TABLE} WHERE resource = $1",
                   owner: "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1",
                   store_row: "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, #{CLOCK_NS_SQL}" \
@@ -174,13 +167,8 @@ module LeaseMachines
       private
 
       def source(connection)
-        driver_failures = failures("PostgreSQL")
-        sources = Connections::Sources.new(Stores::Postgres::Connections, driver_failures) do |conn|
-          Session.new(conn, driver_failures, prepared: @prepared, admission: @admission)
-        end
-        sources.for(connection) do |active_record|
-          Connections::ActiveRecord.new(active_record, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
-                                        @admission)
+        server_source(connection, Stores::Postgres::Connections, "PostgreSQL", Statements::DIALECT) do |driver, failures|
+          Session.new(driver, failures, prepared: @prepared, admission: @admission)
         end
       end
 

@@ -2,7 +2,6 @@
 
 require "sqlite3"
 require "lease_machines/fences"
-require "lease_machines/fences/connections"
 require "lease_machines/stores/sqlite"
 
 module LeaseMachines
@@ -29,11 +28,6 @@ module LeaseMachines
 
       # The SQL of an SQLite fence; tokens are bound as their 20-digit text ({StoredToken}).
       module Statements
-        ON_CONFLICT = Fences.on_conflict(TABLE)
-        # Raises the mark of ?1 to ?2 for owner ?3, or changes nothing (0 rows: fenced),
-        # under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
-        MARK_SQL = "INSERT INTO #{TABLE} (resource, highest, lease_owner) VALUES (?1, ?2, ?3) #{ON_CONFLICT}".freeze
-
         # `a <= b` and `a < b` for canonical decimal texts: a shorter text is smaller, texts
         # of one length compare as memcmp.
         def self.at_most(left, right) = compare(left, "<=", right)
@@ -50,13 +44,9 @@ module LeaseMachines
         LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{below('?4', 'store.lease_expires_at_ns')} " \
                "AND (?5 IS NULL OR store.lease_owner = ?5)".freeze
         private_constant :ISSUED, :LIVE
-        MARK_SQLS = {
-          any: MARK_SQL,
-          issued: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
-                  "store WHERE #{ISSUED} #{ON_CONFLICT}",
-          live: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
-                "store WHERE #{LIVE} #{ON_CONFLICT}"
-        }.freeze
+        # Raises the mark of ?1 to ?2 for owner ?3 (bound: ?5), or changes nothing (0 rows:
+        # fenced), under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
+        MARK_SQLS = Fences.mark_sqls(TABLE, "?1, ?2, ?3", "?1, ?2, ?5", issued: ISSUED, live: LIVE)
         HAS_OWNER_SQL = "SELECT count(*) FROM pragma_table_info('#{TABLE}') WHERE name = 'lease_owner'".freeze
         ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR " \
                         "(lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))".freeze
@@ -173,11 +163,11 @@ module LeaseMachines
         case connection
         when String
           failures = failures("SQLite (#{connection})")
-          sources = Connections::Sources.new(Database, failures) { |database| session(database, failures, true) }
-          sources.owned(connection) { open_database(connection, busy_timeout_ms, failures) }
+          owned(connection, Database, -> { open_database(connection, busy_timeout_ms, failures) },
+                ->(database) { session(database, failures, true) })
         when ::SQLite3::Database
           failures = failures("SQLite")
-          Connections::Sources.new(Database, failures) { |database| session(database, failures, false) }.shared(connection)
+          shared(connection, Database, ->(database) { session(database, failures, false) })
         else
           unless Connections::ActiveRecord.accepts?(connection)
             raise TypeError, "connection must be a database path String, an SQLite3::Database or ActiveRecord " \

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require "monitor"
+require "lease_machines/stores"
+require "lease_machines/stores/connections"
 require_relative "../fenced_error"
 
 module LeaseMachines
@@ -88,6 +91,40 @@ module LeaseMachines
       end
 
       private
+
+      # A server engine's source of sessions (`label` names it in errors): the block's, on a
+      # driver connection, or ActiveRecord's with `dialect`. A Monitor (not a Mutex) lets a
+      # guard inside a guard's block join it.
+      def server_source(connection, engine, label, dialect, &session)
+        driver_failures = failures(label)
+        made = ->(driver) { session.call(driver, driver_failures) }
+        kind, target = Stores::ConnectionKind.of(connection, driver: engine.driver, expected: engine.expected)
+        case kind
+        when :url then owned(target, engine, connector(target, engine, driver_failures), made)
+        when :driver then shared(target, engine, made)
+        when :pool then Stores::Connections::Pool.new(target, engine, session: made)
+        else Connections::ActiveRecord.new(connection, dialect, failures("#{label} (ActiveRecord)"), @admission)
+        end
+      end
+
+      # A connection the fence opens (`connect`), and one the caller gave.
+      def owned(url, engine, connect, session)
+        Stores::Connections::Owned.new(url, engine, connect: connect, session: session, lock: Monitor)
+      end
+
+      def shared(connection, engine, session)
+        Stores::Connections::Shared.new(connection, engine, session: session, lock: Monitor)
+      end
+
+      # The engine's connector, its failure told as the fence's.
+      def connector(url, engine, failures)
+        connect = engine.connector(url)
+        lambda do
+          connect.call
+        rescue failures.driver_error => e
+          raise failures.statement(e, "could not connect")
+        end
+      end
 
       # How the engine's statements fail, with a hint when `missing(error)` names what the
       # database lacks: the fence's :table, the store's (:store_table), or the :owner_column.

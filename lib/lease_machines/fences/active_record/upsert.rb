@@ -42,42 +42,38 @@ module LeaseMachines
       end
 
       def execute(values, keys, resource)
-        connection = @model.connection
         columns = values.keys
-        quoted = columns.map { |name| connection.quote_column_name(name) }
-        table = connection.quote_table_name(@model.table_name)
-        guarded = "#{table}.#{connection.quote_column_name(@column.name)}"
+        table = @model.connection.quote_table_name(@model.table_name)
+        guarded, = owner_sql(table)
         updates = columns.reject { |name| keys.include?(name) || name.start_with?("created_") }
-        connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
-          INSERT INTO #{table} (#{quoted.join(', ')}) #{rows(columns, values, resource)}
-          ON CONFLICT (#{keys.map { |name| connection.quote_column_name(name) }.join(', ')}) DO UPDATE SET
-          #{updates.map { |name| "#{connection.quote_column_name(name)} = #{excluded(name, table)}" }.join(', ')}
-          WHERE (#{guarded} IS NULL OR #{guarded} <= excluded.#{connection.quote_column_name(@column.name)})
+        @model.connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
+          INSERT INTO #{table} (#{columns.map { |name| quoted(name) }.join(', ')}) #{rows(columns, values, resource)}
+          ON CONFLICT (#{keys.map { |name| quoted(name) }.join(', ')}) DO UPDATE SET
+          #{updates.map { |name| "#{quoted(name)} = #{excluded(name, table)}" }.join(', ')}
+          WHERE (#{guarded} IS NULL OR #{guarded} <= excluded.#{quoted(@column.name)})
           #{owner_condition(table) if @column.records_owners?}
         SQL
       end
 
+      def quoted(name) = @model.connection.quote_column_name(name)
+
       # For the owner column, the recorded owner kept at an equal token when the write shows none.
       def excluded(name, table)
-        connection = @model.connection
-        return "excluded.#{connection.quote_column_name(name)}" unless name == OWNER_COLUMN
+        return "excluded.#{quoted(name)}" unless name == OWNER_COLUMN
 
         guarded, recorded, token = owner_sql(table)
-        "CASE WHEN #{guarded} = #{token} THEN coalesce(excluded.#{connection.quote_column_name(name)}, #{recorded}) " \
-          "ELSE excluded.#{connection.quote_column_name(name)} END"
+        "CASE WHEN #{guarded} = #{token} THEN coalesce(excluded.#{quoted(name)}, #{recorded}) ELSE excluded.#{quoted(name)} END"
       end
 
       # An equal token is admitted only for the recorded owner (or where either side names none).
       def owner_condition(table)
         guarded, recorded, token = owner_sql(table)
-        shown = "excluded.#{@model.connection.quote_column_name(OWNER_COLUMN)}"
+        shown = "excluded.#{quoted(OWNER_COLUMN)}"
         "AND (#{guarded} <> #{token} OR #{recorded} IS NULL OR #{shown} IS NULL OR #{recorded} = #{shown})"
       end
 
       def owner_sql(table)
-        connection = @model.connection
-        ["#{table}.#{connection.quote_column_name(@column.name)}", "#{table}.#{connection.quote_column_name(OWNER_COLUMN)}",
-         "excluded.#{connection.quote_column_name(@column.name)}"]
+        ["#{table}.#{quoted(@column.name)}", "#{table}.#{quoted(OWNER_COLUMN)}", "excluded.#{quoted(@column.name)}"]
       end
 
       # `VALUES (...)`, or bound to the store `SELECT ... WHERE <the store admits the
@@ -131,11 +127,10 @@ module LeaseMachines
       end
 
       def insert(values, resource)
-        connection = @model.connection
         columns = values.keys
-        connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert") == 1
-          INSERT INTO #{connection.quote_table_name(@model.table_name)}
-          (#{columns.map { |name| connection.quote_column_name(name) }.join(', ')})
+        @model.connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert") == 1
+          INSERT INTO #{@model.connection.quote_table_name(@model.table_name)}
+          (#{columns.map { |name| quoted(name) }.join(', ')})
           #{row(columns, values, resource)}
         SQL
       rescue ::ActiveRecord::RecordNotUnique
