@@ -63,50 +63,47 @@ module LeaseMachines
 
       private
 
+      # `shown`: the refused write's FencedError keywords.
       def error(session, resource, token, record, owner)
-        highest = session.highest(resource)
+        shown = { resource: resource, token: token, highest: session.highest(resource), record: record }
         row = session.store_row(resource) if bound?
-        reissued(session, resource, token, highest, owner, record) ||
-          leased_to_another(row, resource, token, highest, owner, record) ||
-          refused(row, resource, token, highest, record)
+        reissued(session, owner, **shown) || leased_to_another(row, owner, **shown) || refused(row, **shown)
       end
 
       # `row`: the store's (last_issued, lease_token, lease_expires_at_ns, clock_ns, lease_owner), or nil.
-      def refused(row, resource, token, highest, record)
+      def refused(row, **shown)
         last_issued, lease_token, expires_at_ns, clock_ns = row
+        token, highest = shown.values_at(:token, :highest)
         issued = !last_issued.nil? && token <= last_issued
         if !bound? || (issued && highest && token < highest)
-          FencedError.new(resource: resource, token: token, highest: highest, record: record)
+          FencedError.new(**shown)
         elsif issued && strict?
-          ExpiredTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
-                                lease_token: lease_token, expires_at_ns: expires_at_ns, clock_ns: clock_ns,
-                                record: record)
+          ExpiredTokenError.new(**shown, last_issued: last_issued, lease_token: lease_token, expires_at_ns: expires_at_ns,
+                                         clock_ns: clock_ns)
         else
           # Issued at or above the mark, not strict: the store issued it after the statement ran (a race).
-          UnknownTokenError.new(resource: resource, token: token, highest: highest, last_issued: last_issued,
-                                record: record)
+          UnknownTokenError.new(**shown, last_issued: last_issued)
         end
       end
 
       # Strict: the store's lease holds this token for another owner, so it was issued twice.
-      def leased_to_another(row, resource, token, highest, owner, record) # rubocop:disable Metrics/ParameterLists
+      def leased_to_another(row, owner, **shown)
+        token, highest = shown.values_at(:token, :highest)
         return nil unless strict? && owner && row && (highest.nil? || token >= highest)
 
         _, lease_token, _, _, lease_owner = row
         return nil unless lease_token == token && lease_owner && lease_owner != owner
 
-        ReissuedTokenError.new(resource: resource, token: token, highest: highest, owner: owner,
-                               recorded_owner: lease_owner, record: record, leased: true)
+        ReissuedTokenError.new(**shown, owner: owner, recorded_owner: lease_owner, leased: true)
       end
 
-      def reissued(session, resource, token, highest, owner, record) # rubocop:disable Metrics/ParameterLists
-        return nil if owner.nil? || highest != token
+      def reissued(session, owner, **shown)
+        return nil if owner.nil? || shown[:highest] != shown[:token]
 
-        recorded = session.mark_owner(resource)
+        recorded = session.mark_owner(shown[:resource])
         return nil if recorded.nil? || recorded == owner
 
-        ReissuedTokenError.new(resource: resource, token: token, highest: highest, owner: owner,
-                               recorded_owner: recorded, record: record)
+        ReissuedTokenError.new(**shown, owner: owner, recorded_owner: recorded)
       end
     end
   end

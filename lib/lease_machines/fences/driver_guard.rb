@@ -32,12 +32,7 @@ module LeaseMachines
 
       def mark(resource, token, owner)
         begin
-          changed = if @joined
-                      @session.savepoint_and_mark(resource, token, owner)
-                    else
-                      @session.begin_and_mark(resource, token, owner)
-                    end
-          return if changed == 1
+          return if @session.public_send(@joined ? :savepoint_and_mark : :begin_and_mark, resource, token, owner) == 1
 
           refusal = @session.refusal(resource, token, owner)
         rescue @failures.driver_error => e
@@ -56,33 +51,30 @@ module LeaseMachines
 
         @session.roll_back_savepoint
       rescue @failures.driver_error => e
-        unless failed
-          raise @failures.statement(e, "the guard could not roll back to its savepoint: roll back the " \
-                                       "transaction")
-        end
+        raise @failures.statement(e, "the guard could not roll back to its savepoint: roll back the transaction") unless failed
 
         raise @failures.statement(failed, "the server rolled back the whole transaction with it: nothing " \
                                           "of the transaction is committed; run it again")
       end
 
       def finish
-        unless @joined
-          begin
-            @failures.committing(@session) { @session.commit }
-          rescue StandardError
-            @open = false
-            raise
-          end
-          return @open = false
-        end
+        return release if @joined
 
         begin
-          @session.release_savepoint
+          @failures.committing(@session) { @session.commit }
+        rescue StandardError
           @open = false
-        rescue @failures.driver_error => e
-          undo
-          raise @failures.statement(e, "the guarded writes were rolled back to the savepoint")
+          raise
         end
+        @open = false
+      end
+
+      def release
+        @session.release_savepoint
+        @open = false
+      rescue @failures.driver_error => e
+        undo
+        raise @failures.statement(e, "the guarded writes were rolled back to the savepoint")
       end
     end
 

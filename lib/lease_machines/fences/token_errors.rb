@@ -24,10 +24,8 @@ module LeaseMachines
   # A fence refused a token equal to its mark shown by another owner than the one
   # recorded: the store issued the token twice (a failover lost a grant).
   class ReissuedTokenError
-    # @return [Integer] the owner the guard showed
-    attr_reader :owner
-    # @return [Integer] the owner recorded with the mark, or (strict) of the store's live lease
-    attr_reader :recorded_owner
+    # The owner the guard showed, and the one recorded with the mark (or, strict, of the store's live lease).
+    attr_reader :owner, :recorded_owner
 
     # @param leased [Boolean] whether `recorded_owner` is the store's lease's, not the mark's
     def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil, leased: false) # rubocop:disable Metrics/ParameterLists
@@ -48,14 +46,9 @@ module LeaseMachines
 
   # A strict fence refused an issued token whose lease is no longer live at the database clock.
   class ExpiredTokenError
-    # @return [Integer] the store's last issued token for the resource
-    attr_reader :last_issued
-    # @return [Integer, nil] the token of the lease the store records (nil: released)
-    attr_reader :lease_token
-    # @return [Integer, nil] when that lease ends, in ns since the Unix epoch
-    attr_reader :expires_at_ns
-    # @return [Integer, nil] the database clock, in ns, as read for the error
-    attr_reader :clock_ns
+    # The store's last issued token for the resource, the token of the lease it records (nil:
+    # released), when that lease ends and the database clock as read for the error (ns since the epoch).
+    attr_reader :last_issued, :lease_token, :expires_at_ns, :clock_ns
 
     # rubocop:disable Metrics/ParameterLists -- keywords, each one reader
     def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:, record: nil)
@@ -85,10 +78,8 @@ module LeaseMachines
   class ForgedTokenError
     PROBLEMS = %i[missing malformed forged].freeze
 
-    # @return [String, nil] the proof that was shown (nil: none)
-    attr_reader :proof
-    # @return [Symbol] :missing, :malformed or :forged
-    attr_reader :problem
+    # The proof that was shown (nil: none), and what was wrong with it (one of PROBLEMS).
+    attr_reader :proof, :problem
 
     def initialize(resource:, token:, proof:, problem:)
       raise ArgumentError, "problem must be one of #{PROBLEMS.inspect}, got #{problem.inspect}" unless PROBLEMS.include?(problem)
