@@ -3,9 +3,9 @@
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # What both MySQL sessions read, each through its `rows(sql)`; a refused mark's
-      # error is read with locking reads (see {Statements.read_sql}).
-      module Reads
+      # What both MySQL sessions share, each through its `rows(sql)`, `create(sql)` and
+      # `add_owner_column`; a refused mark's error is read with locking reads (see {Statements.read_sql}).
+      module SharedSession
         def refusal(resource, token, owner = nil)
           @locking = true
           @admission.refusal(self, resource, token, owner: owner)
@@ -13,18 +13,39 @@ module LeaseMachines
           @locking = false
         end
 
+        # DDL commits an open transaction, so it refuses to run inside one; then adds the
+        # owner column to a table made before it, and checks that the table is InnoDB.
+        def setup(sql)
+          if in_transaction?
+            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
+                                    "outside a transaction")
+          end
+
+          create(sql)
+          add_owner_column
+          engine = rows(Statements::ENGINE_SQL).dig(0, 0)
+          return if engine.to_s.casecmp?("InnoDB")
+
+          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB" \
+                                  "#{self.class::INNODB_ADVICE}")
+        end
+
         private
 
         def read(kind, resource) = rows(Statements.read_sql(kind, resource, locking: @locking)).first
+
+        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first.
+        def owner_column_missing? = rows(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
       end
 
       # One Mysql2::Client as a guard uses it: the store's session plus the guard's statements.
       class Session < Stores::MySQL::Session
         include Admission::Reads
-        include Reads
         include DriverSession
+        include SharedSession
 
         IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
+        INNODB_ADVICE = " (transactions and row locks): ALTER TABLE #{TABLE} ENGINE = InnoDB".freeze
 
         def initialize(connection, failures, admission: Admission.new(:any))
           super(connection)
@@ -51,21 +72,8 @@ module LeaseMachines
 
         def mark_rows = query(Mark::SQL)
 
-        # DDL commits an open transaction, so it refuses to run inside one; then adds the
-        # owner column to a table made before it, and checks that the table is InnoDB.
         def setup(sql)
-          if in_transaction?
-            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
-                                    "outside a transaction")
-          end
-
-          @connection.query(sql)
-          add_owner_column
-          engine = query(Statements::ENGINE_SQL).dig(0, 0)
-          return if engine.to_s.casecmp?("InnoDB")
-
-          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB " \
-                                  "(transactions and row locks): ALTER TABLE #{TABLE} ENGINE = InnoDB")
+          super
         rescue Mysql2::Error => e
           raise @failures.statement(e, "nothing was created")
         end
@@ -73,6 +81,7 @@ module LeaseMachines
         private
 
         def execute(sql) = @connection.query(sql)
+        def create(sql) = @connection.query(sql)
         def rows(sql) = query(sql)
 
         def mark(resource, token, owner, restart: false)
@@ -82,11 +91,9 @@ module LeaseMachines
           end
         end
 
-        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first.
+        # A concurrent setup! may add it first.
         def add_owner_column
-          return unless query(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
-
-          @connection.query(Statements::ADD_OWNER_SQL)
+          @connection.query(Statements::ADD_OWNER_SQL) if owner_column_missing?
         rescue Mysql2::Error => e
           raise unless e.error_number == Statements::DUPLICATE_COLUMN
         end
@@ -95,13 +102,15 @@ module LeaseMachines
       # A guard through ActiveRecord's mysql2 adapter: values written in (it binds
       # nothing without prepared statements), and no DDL inside a transaction.
       class ActiveRecordMySQLSession < ActiveRecordSession
-        include Reads
+        include SharedSession
+
+        INNODB_ADVICE = ""
 
         # A deadlock during the mark rolled back the whole transaction: when it was the
         # guard's own, nothing of the block ran and the guard runs again, up to
         # DEADLOCK_ATTEMPTS times in all; inside the caller's transaction it is raised.
         def guard(resource, token, owner = nil, &)
-          own = !@adapter.transaction_open?
+          own = !in_transaction?
           attempts = 1
           begin
             super
@@ -113,19 +122,7 @@ module LeaseMachines
           end
         end
 
-        def setup(sql)
-          if @adapter.transaction_open?
-            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
-                                    "outside a transaction")
-          end
-
-          statement { @adapter.execute(sql.lines.grep_v(/\A\s*--/).join) }
-          add_owner_column
-          engine = statement { @adapter.select_value(Statements::ENGINE_SQL, NAME) }
-          return if engine.to_s.casecmp?("InnoDB")
-
-          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB")
-        end
+        def in_transaction? = @adapter.transaction_open?
 
         private
 
@@ -134,10 +131,10 @@ module LeaseMachines
 
         def rows(sql) = statement { @adapter.select_rows(sql, NAME) }
 
-        def add_owner_column
-          return unless statement { @adapter.select_value(Statements::HAS_OWNER_SQL, NAME) }.to_i.zero?
+        def create(sql) = statement { @adapter.execute(sql.lines.grep_v(/\A\s*--/).join) }
 
-          @adapter.execute(Statements::ADD_OWNER_SQL)
+        def add_owner_column
+          @adapter.execute(Statements::ADD_OWNER_SQL) if owner_column_missing?
         rescue ::ActiveRecord::StatementInvalid => e
           cause = e.cause
           duplicate = cause.is_a?(Mysql2::Error) && cause.error_number == Statements::DUPLICATE_COLUMN
