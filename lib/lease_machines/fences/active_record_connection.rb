@@ -2,40 +2,9 @@
 
 module LeaseMachines
   module Fences
-    # A guard's transaction through the adapter's transaction manager. Unlike
-    # `transaction`, it commits only when the block returns: ActiveRecord 6.1 commits a
-    # transaction left by a throw (Timeout on Ruby 3.1/3.2), 7.1+ one left by `throw`,
-    # `break` or `return`, which for a guard would commit a half-run block.
-    module GuardTransaction
-      # @return the block's value, nil when it raised ActiveRecord::Rollback
-      def self.run(adapter)
-        adapter.lock.synchronize do
-          transaction = adapter.begin_transaction(joinable: true)
-          returned = false
-          value = begin
-            yield.tap { returned = true }
-          rescue ::ActiveRecord::Rollback
-            nil
-          ensure
-            adapter.rollback_transaction if !returned && adapter.current_transaction.equal?(transaction)
-          end
-          returned ? commit(adapter, transaction, value) : value
-        end
-      end
-
-      # As ActiveRecord does: a failed COMMIT is rolled back unless the database ended it.
-      def self.commit(adapter, transaction, value)
-        adapter.commit_transaction
-        value
-      rescue Exception # rubocop:disable Lint/RescueException -- as ActiveRecord's own transaction does
-        adapter.rollback_transaction(transaction) unless transaction.state.completed?
-        raise
-      end
-      private_class_method :commit
-    end
-
     # One ActiveRecord connection (adapter) as a guard uses it: the statements go
-    # through the adapter (logged, instrumented), the guard is a {GuardTransaction}.
+    # through the adapter (logged, instrumented), the guard's transaction through its
+    # transaction manager.
     class ActiveRecordSession
       include Admission::Reads
 
@@ -63,11 +32,24 @@ module LeaseMachines
                          "its engine"
       end
 
+      # Unlike `transaction`, commits only when the block returns: ActiveRecord 6.1 commits
+      # a transaction left by a throw (Timeout on Ruby 3.1/3.2), 7.1+ one left by `throw`,
+      # `break` or `return`, which for a guard would commit a half-run block.
+      # @return the block's value, nil when it raised ActiveRecord::Rollback
       def guard(resource, token, owner = nil)
-        GuardTransaction.run(@adapter) do
-          raise refusal(resource, token, owner) unless mark(resource, token, owner) == 1
+        @adapter.lock.synchronize do
+          transaction = @adapter.begin_transaction(joinable: true)
+          returned = false
+          value = begin
+            raise refusal(resource, token, owner) unless mark(resource, token, owner) == 1
 
-          yield @adapter
+            yield(@adapter).tap { returned = true }
+          rescue ::ActiveRecord::Rollback
+            nil
+          ensure
+            @adapter.rollback_transaction if !returned && @adapter.current_transaction.equal?(transaction)
+          end
+          returned ? commit(transaction, value) : value
         end
       end
 
@@ -88,6 +70,15 @@ module LeaseMachines
       def read(kind, resource)
         row = statement { @adapter.select_rows(@dialect.reads.fetch(kind), NAME, [resource]).first }
         row && kind == :store_row && @dialect.clock_ns ? row.dup.insert(3, @dialect.clock_ns.call) : row
+      end
+
+      # As ActiveRecord does: a failed COMMIT is rolled back unless the database ended it.
+      def commit(transaction, value)
+        @adapter.commit_transaction
+        value
+      rescue Exception # rubocop:disable Lint/RescueException -- as ActiveRecord's own transaction does
+        @adapter.rollback_transaction(transaction) unless transaction.state.completed?
+        raise
       end
 
       # @return [Integer] the rows it changed (0: refused)
