@@ -76,13 +76,7 @@ module LeaseMachines
 
       # Every resource's mark, ordered by resource: what `store.reconcile` raises the store's counters to.
       # @return [Array<Mark>]
-      def marks
-        @source.with do |session|
-          session.mark_rows.map { |row| Mark.read(row) }
-        rescue session.failures.driver_error => e
-          raise session.failures.statement(e, "nothing was read")
-        end
-      end
+      def marks = @source.with { |session| reading(session) { session.mark_rows.map { |row| Mark.read(row) } } }
 
       # Closes a connection the fence opened itself; connections the caller gave stay open.
       def close
@@ -135,8 +129,10 @@ module LeaseMachines
         Failures.new(label, driver_error, ->(error) { hints.fetch(missing(error), "") })
       end
 
-      def read_mark(session, resource)
-        session.highest(resource)
+      def read_mark(session, resource) = reading(session) { session.highest(resource) }
+
+      def reading(session)
+        yield
       rescue session.failures.driver_error => e
         raise session.failures.statement(e, "nothing was read")
       end

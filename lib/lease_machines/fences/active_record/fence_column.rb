@@ -80,9 +80,8 @@ module LeaseMachines
       end
 
       def records_owners?
-        return @owner_column unless @owner_column.nil?
-
-        @owner_column = @model.columns_hash.key?(OWNER_COLUMN)
+        @owner_column = @model.columns_hash.key?(OWNER_COLUMN) if @owner_column.nil?
+        @owner_column
       end
 
       private
