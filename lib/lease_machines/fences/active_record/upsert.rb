@@ -6,6 +6,8 @@ module LeaseMachines
     # the row's token is NULL or at most `token` (PostgreSQL and SQLite); no row written
     # means fenced. As `upsert_all`: no callbacks or validations; timestamps are set.
     class Upsert
+      FROM = "" # what a SELECT of literals selects from
+
       def initialize(model, column, owner = nil)
         @model = model
         @column = column
@@ -81,14 +83,17 @@ module LeaseMachines
       # row) happens for a token it refuses. PostgreSQL types a SELECT's literals as
       # text: each is cast to its column's type.
       def rows(columns, values, resource)
-        admission = @column.admission
         literals = columns.map { |name| literal(name, values[name]) }
-        return "VALUES (#{literals.join(', ')})" unless admission.bound?
+        return "VALUES (#{literals.join(', ')})" unless @column.admission.bound?
 
-        unless @model.connection.adapter_name.match?(/sqlite/i)
-          literals = columns.zip(literals).map { |name, text| "CAST(#{text} AS #{@model.columns_hash.fetch(name).sql_type})" }
-        end
-        "SELECT #{literals.join(', ')} WHERE #{store_condition(values, resource)}"
+        "SELECT #{selected(columns, literals).join(', ')}#{self.class::FROM} WHERE #{store_condition(values, resource)}"
+      end
+
+      # SQLite has no types to cast to.
+      def selected(columns, literals)
+        return literals if @model.connection.adapter_name.match?(/sqlite/i)
+
+        columns.zip(literals).map { |name, text| "CAST(#{text} AS #{@model.columns_hash.fetch(name).sql_type})" }
       end
 
       def store_condition(values, resource)
@@ -107,7 +112,11 @@ module LeaseMachines
     # refused row as an inserted one): the fenced UPDATE; else the INSERT (RecordNotUnique:
     # another writer created the row); then the UPDATE once more (0 rows: fenced).
     class MySQLUpsert < Upsert
+      FROM = " FROM DUAL"
+
       private
+
+      def selected(_columns, literals) = literals
 
       def execute(values, keys, resource)
         return 1 if update(values, keys, resource) == 1
@@ -131,17 +140,10 @@ module LeaseMachines
         @model.connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert") == 1
           INSERT INTO #{@model.connection.quote_table_name(@model.table_name)}
           (#{columns.map { |name| quoted(name) }.join(', ')})
-          #{row(columns, values, resource)}
+          #{rows(columns, values, resource)}
         SQL
       rescue ::ActiveRecord::RecordNotUnique
         false
-      end
-
-      def row(columns, values, resource)
-        literals = columns.map { |name| literal(name, values[name]) }.join(", ")
-        return "VALUES (#{literals})" unless @column.admission.bound?
-
-        "SELECT #{literals} FROM DUAL WHERE #{store_condition(values, resource)}"
       end
     end
   end
