@@ -15,29 +15,21 @@ module LeaseMachines
     # The owner of the grant whose token set the mark; a table made before it lacks it.
     OWNER_COLUMN = "lease_owner"
 
-    def self.owner_column_hint(schema)
-      "the table #{TABLE} predates its #{OWNER_COLUMN} column: add it with fences.setup! (or run #{schema} " \
-        "in a migration; docs/FENCES.md, \"Reissued tokens\")"
-    end
-
-    # The conflict clause of every engine's mark but MySQL's (`fence`: how it names the
-    # table's row): the mark rises to a greater token (recording its owner, or NULL), or
-    # stays at an equal one (recording it when none was), unless both name owners that differ.
-    def self.on_conflict(fence)
-      "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, lease_owner = CASE WHEN #{fence}.highest = " \
-        "excluded.highest THEN coalesce(#{fence}.lease_owner, excluded.lease_owner) ELSE excluded.lease_owner END " \
-        "WHERE #{fence}.highest IS NULL OR #{fence}.highest < excluded.highest OR (#{fence}.highest = excluded.highest " \
-        "AND (#{fence}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR #{fence}.lease_owner = excluded.lease_owner))"
-    end
-
     # The marks of every engine but MySQL, per {Admission} mode (`name`: how a mark names
     # the table's row): `values` those of an unbound mark; a bound one selects `selected`
     # from the store's row where `issued` (or `live`) holds, so a token it refuses writes nothing.
+    # On conflict the mark rises to a greater token (recording its owner, or NULL), or
+    # stays at an equal one (recording it when none was), unless both name owners that differ.
     def self.mark_sqls(name, values, selected, issued:, live:)
       insert = "INSERT INTO #{TABLE}#{" AS #{name}" unless name == TABLE} (resource, highest, lease_owner)"
       from = "SELECT #{selected} FROM #{STORE_TABLE} AS store WHERE"
-      { any: "#{insert} VALUES (#{values}) #{on_conflict(name)}", issued: "#{insert} #{from} #{issued} #{on_conflict(name)}",
-        live: "#{insert} #{from} #{live} #{on_conflict(name)}" }.freeze
+      conflict = "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, lease_owner = CASE WHEN #{name}.highest " \
+                 "= excluded.highest THEN coalesce(#{name}.lease_owner, excluded.lease_owner) ELSE excluded.lease_owner " \
+                 "END WHERE #{name}.highest IS NULL OR #{name}.highest < excluded.highest OR (#{name}.highest = " \
+                 "excluded.highest AND (#{name}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR " \
+                 "#{name}.lease_owner = excluded.lease_owner))"
+      { any: "#{insert} VALUES (#{values}) #{conflict}", issued: "#{insert} #{from} #{issued} #{conflict}",
+        live: "#{insert} #{from} #{live} #{conflict}" }.freeze
     end
 
     # The fence table's SQL of `engine`, from db/<engine>/002_*.sql.

@@ -125,7 +125,9 @@ module LeaseMachines
       def failures(label, driver_error, in_migration = " in a migration")
         schema = "#{self.class}::SCHEMA_SQL"
         hints = { table: "; create the table with fences.setup! (or run #{schema}#{in_migration})",
-                  store_table: "; #{STORE_TABLE_HINT}", owner_column: "; #{Fences.owner_column_hint(schema)}" }
+                  store_table: "; #{STORE_TABLE_HINT}",
+                  owner_column: "; the table #{TABLE} predates its #{OWNER_COLUMN} column: add it with fences.setup! (or " \
+                                "run #{schema} in a migration; docs/FENCES.md, \"Reissued tokens\")" }
         Failures.new(label, driver_error, ->(error) { hints.fetch(missing(error), "") })
       end
 

@@ -115,13 +115,10 @@ module LeaseMachines
       end
 
       def migration_hint
-        if sqlite?
-          "declare it as text (add_column :#{@model.table_name}, :#{@name}, :string, limit: 20)"
-        elsif mysql?
-          "declare it as decimal(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
-        else
-          "declare it as numeric(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
-        end
+        return "declare it as text (add_column :#{@model.table_name}, :#{@name}, :string, limit: 20)" if sqlite?
+
+        "declare it as #{mysql? ? 'decimal' : 'numeric'}(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, " \
+          "precision: 20, scale: 0)"
       end
     end
 
