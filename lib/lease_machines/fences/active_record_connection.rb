@@ -115,11 +115,8 @@ module LeaseMachines
           @dialect = dialect
           @failures = failures
           @admission = admission
-          if ActiveRecord.adapter?(connection)
-            @adapter = connection
-          else
-            @pool = ActiveRecord.model_class?(connection) ? connection.connection_pool : connection
-          end
+          @adapter = connection if ActiveRecord.adapter?(connection)
+          @pool = ActiveRecord.model_class?(connection) ? connection.connection_pool : connection unless @adapter
         end
 
         def with

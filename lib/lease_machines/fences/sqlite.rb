@@ -125,12 +125,9 @@ module LeaseMachines
         def run(sql, *binds)
           return super if @prepared
 
-          statement = @database.prepare(sql)
-          begin
+          @database.prepare(sql) do |statement|
             statement.bind_params(*binds) unless binds.empty?
             statement.step
-          ensure
-            statement.close
           end
         end
 

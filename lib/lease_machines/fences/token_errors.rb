@@ -8,9 +8,10 @@ module LeaseMachines
     # @return [Integer, nil] the store's last issued token for the resource (nil: no row)
     attr_reader :last_issued
 
-    def initialize(resource:, token:, highest:, last_issued:, record: nil)
+    # `fenced`: the {FencedError}'s keywords.
+    def initialize(last_issued:, **fenced)
       @last_issued = last_issued
-      super(resource: resource, token: token, highest: highest, record: record)
+      super(**fenced)
     end
 
     private
@@ -28,11 +29,11 @@ module LeaseMachines
     attr_reader :owner, :recorded_owner
 
     # @param leased [Boolean] whether `recorded_owner` is the store's lease's, not the mark's
-    def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil, leased: false) # rubocop:disable Metrics/ParameterLists
+    def initialize(owner:, recorded_owner:, leased: false, **fenced)
       @owner = owner
       @recorded_owner = recorded_owner
       @leased = leased
-      super(resource: resource, token: token, highest: highest, record: record)
+      super(**fenced)
     end
 
     private
@@ -50,15 +51,13 @@ module LeaseMachines
     # released), when that lease ends and the database clock as read for the error (ns since the epoch).
     attr_reader :last_issued, :lease_token, :expires_at_ns, :clock_ns
 
-    # rubocop:disable Metrics/ParameterLists -- keywords, each one reader
-    def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:, record: nil)
+    def initialize(last_issued:, lease_token:, expires_at_ns:, clock_ns:, **fenced)
       @last_issued = last_issued
       @lease_token = lease_token
       @expires_at_ns = expires_at_ns
       @clock_ns = clock_ns
-      super(resource: resource, token: token, highest: highest, record: record)
+      super(**fenced)
     end
-    # rubocop:enable Metrics/ParameterLists
 
     private
 
