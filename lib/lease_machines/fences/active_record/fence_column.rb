@@ -140,10 +140,8 @@ module LeaseMachines
       # On MySQL the Integer, quoted as a number: MySQL compares a DECIMAL column with a
       # string as floating-point numbers (inexact above 2**53), with an integer exactly.
       def serialize(value)
-        return nil if value.nil?
-
         token = cast(value)
-        mysql? ? token : StoredToken.text(token)
+        token.nil? || mysql? ? token : StoredToken.text(token)
       end
 
       def ==(other) = other.is_a?(TokenType) && other.label == label
