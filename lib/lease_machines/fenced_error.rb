@@ -5,14 +5,10 @@ require_relative "errors"
 module LeaseMachines
   # A fence refused a write: the token is below the resource's mark (or 0). Nothing was written.
   class FencedError
-    # @return [String] the resource given to {Fences::Table#guard}, or a fenced row's model and key
-    attr_reader :resource
-    # @return [Integer] the token that was refused
-    attr_reader :token
-    # @return [Integer, nil] the fence's mark when it refused (nil: none yet)
-    attr_reader :highest
-    # @return [Object, nil] the record of a fenced `fenced_update!` (nil for a guard)
-    attr_reader :record
+    # The resource given to {Fences::Table#guard} (or a fenced row's model and key), the
+    # token refused, the fence's mark when it refused (nil: none yet), and the record of a
+    # fenced `fenced_update!` (nil for a guard).
+    attr_reader :resource, :token, :highest, :record
 
     def initialize(resource:, token:, highest:, record: nil)
       @resource = resource
@@ -34,8 +30,6 @@ module LeaseMachines
       end
     end
 
-    def mark
-      @highest.nil? ? "the fence has accepted no token yet" : "the fence has accepted token #{@highest}"
-    end
+    def mark = @highest.nil? ? "the fence has accepted no token yet" : "the fence has accepted token #{@highest}"
   end
 end

@@ -15,25 +15,25 @@ module LeaseMachines
     # The owner of the grant whose token set the mark; a table made before it lacks it.
     OWNER_COLUMN = "lease_owner"
 
-    def self.owner_column_hint(schema)
-      "the table #{TABLE} predates its #{OWNER_COLUMN} column: add it with fences.setup! (or run #{schema} " \
-        "in a migration; docs/FENCES.md, \"Reissued tokens\")"
-    end
-
-    # The conflict clause of every engine's mark but MySQL's (`fence`: how it names the
-    # table's row): the mark rises to a greater token (recording its owner, or NULL), or
+    # The marks of every engine but MySQL, per {Admission} mode (`name`: how a mark names
+    # the table's row): `values` those of an unbound mark; a bound one selects `selected`
+    # from the store's row where `issued` (or `live`) holds, so a token it refuses writes nothing.
+    # On conflict the mark rises to a greater token (recording its owner, or NULL), or
     # stays at an equal one (recording it when none was), unless both name owners that differ.
-    def self.on_conflict(fence)
-      "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, lease_owner = CASE WHEN #{fence}.highest = " \
-        "excluded.highest THEN coalesce(#{fence}.lease_owner, excluded.lease_owner) ELSE excluded.lease_owner END " \
-        "WHERE #{fence}.highest IS NULL OR #{fence}.highest < excluded.highest OR (#{fence}.highest = excluded.highest " \
-        "AND (#{fence}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR #{fence}.lease_owner = excluded.lease_owner))"
+    def self.mark_sqls(name, values, selected, issued:, live:)
+      insert = "INSERT INTO #{TABLE}#{" AS #{name}" unless name == TABLE} (resource, highest, lease_owner)"
+      from = "SELECT #{selected} FROM #{STORE_TABLE} AS store WHERE"
+      conflict = "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, lease_owner = CASE WHEN #{name}.highest " \
+                 "= excluded.highest THEN coalesce(#{name}.lease_owner, excluded.lease_owner) ELSE excluded.lease_owner " \
+                 "END WHERE #{name}.highest IS NULL OR #{name}.highest < excluded.highest OR (#{name}.highest = " \
+                 "excluded.highest AND (#{name}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR " \
+                 "#{name}.lease_owner = excluded.lease_owner))"
+      { any: "#{insert} VALUES (#{values}) #{conflict}", issued: "#{insert} #{from} #{issued} #{conflict}",
+        live: "#{insert} #{from} #{live} #{conflict}" }.freeze
     end
 
     # The fence table's SQL of `engine`, from db/<engine>/002_*.sql.
-    def self.schema_sql(engine)
-      Stores::Schema.read("db/#{engine}/002_create_lease_machines_fences.sql")
-    end
+    def self.schema_sql(engine) = Stores::Schema.read("db/#{engine}/002_create_lease_machines_fences.sql")
 
     autoload :SQLite, "lease_machines/fences/sqlite"
     autoload :Postgres, "lease_machines/fences/postgres"
@@ -47,7 +47,6 @@ require "lease_machines/stores/schema"
 require_relative "fences/token"
 require_relative "fences/admission"
 require_relative "fences/failures"
-require_relative "fences/connections"
 require_relative "fences/driver_guard"
 require_relative "fences/active_record_connection"
 require_relative "fences/table"

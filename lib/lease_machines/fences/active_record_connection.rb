@@ -2,50 +2,20 @@
 
 module LeaseMachines
   module Fences
-    # A guard's transaction through the adapter's transaction manager. Unlike
-    # `transaction`, it commits only when the block returns: ActiveRecord 6.1 commits a
-    # transaction left by a throw (Timeout on Ruby 3.1/3.2), 7.1+ one left by `throw`,
-    # `break` or `return`, which for a guard would commit a half-run block.
-    module GuardTransaction
-      # @return the block's value, nil when it raised ActiveRecord::Rollback
-      def self.run(adapter)
-        adapter.lock.synchronize do
-          transaction = adapter.begin_transaction(joinable: true)
-          returned = false
-          value = begin
-            yield.tap { returned = true }
-          rescue ::ActiveRecord::Rollback
-            nil
-          ensure
-            adapter.rollback_transaction if !returned && adapter.current_transaction.equal?(transaction)
-          end
-          returned ? commit(adapter, transaction, value) : value
-        end
-      end
-
-      # As ActiveRecord does: a failed COMMIT is rolled back unless the database ended it.
-      def self.commit(adapter, transaction, value)
-        adapter.commit_transaction
-        value
-      rescue Exception # rubocop:disable Lint/RescueException -- as ActiveRecord's own transaction does
-        adapter.rollback_transaction(transaction) unless transaction.state.completed?
-        raise
-      end
-      private_class_method :commit
-    end
-
     # One ActiveRecord connection (adapter) as a guard uses it: the statements go
-    # through the adapter (logged, instrumented), the guard is a {GuardTransaction}.
+    # through the adapter (logged, instrumented), the guard's transaction through its
+    # transaction manager.
     class ActiveRecordSession
       include Admission::Reads
 
       NAME = "LeaseMachines::Fences"
 
-      # One engine's SQL for ActiveRecord. `clock_ns` reads the clock when `store_row_sql`
-      # does not; `session`: an engine's own class (nil: this one); `owner_column`: [a
-      # count of the owner column, the ALTER that adds it], when the schema cannot add it.
-      Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :highest_sql, :owner_sql, :store_row_sql,
-                           :clock_ns, :setup, :owner_column, :session, keyword_init: true)
+      # One engine's SQL for ActiveRecord. `reads`: the SQL of {Admission::Reads}; `clock_ns`
+      # reads the clock when the store's row does not; `session`: an engine's own class (nil:
+      # this one); `owner_column`: [a count of the owner column, the ALTER that adds it],
+      # when the schema cannot add it.
+      Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :reads, :clock_ns, :setup, :owner_column,
+                           :session, keyword_init: true)
 
       def initialize(adapter, dialect, failures, admission = Admission.new(:any))
         @adapter = adapter
@@ -62,30 +32,28 @@ module LeaseMachines
                          "its engine"
       end
 
+      # Unlike `transaction`, commits only when the block returns: ActiveRecord 6.1 commits
+      # a transaction left by a throw (Timeout on Ruby 3.1/3.2), 7.1+ one left by `throw`,
+      # `break` or `return`, which for a guard would commit a half-run block.
+      # @return the block's value, nil when it raised ActiveRecord::Rollback
       def guard(resource, token, owner = nil)
-        GuardTransaction.run(@adapter) do
-          raise refusal(resource, token, owner) unless mark(resource, token, owner) == 1
+        @adapter.lock.synchronize do
+          transaction = @adapter.begin_transaction(joinable: true)
+          returned = false
+          value = begin
+            raise refusal(resource, token, owner) unless mark(resource, token, owner) == 1
 
-          yield @adapter
+            yield(@adapter).tap { returned = true }
+          rescue ::ActiveRecord::Rollback
+            nil
+          ensure
+            @adapter.rollback_transaction if !returned && @adapter.current_transaction.equal?(transaction)
+          end
+          returned ? commit(transaction, value) : value
         end
       end
 
-      def mark_owner(resource)
-        stored(statement { @adapter.select_value(@dialect.owner_sql, NAME, [resource]) }, resource, OWNER_COLUMN)
-      end
-
-      def mark_rows
-        statement { @adapter.select_rows(Mark::SQL, NAME) }
-      end
-
-      def highest(resource)
-        stored(statement { @adapter.select_value(@dialect.highest_sql, NAME, [resource]) }, resource)
-      end
-
-      def store_row(resource)
-        values = store_values(statement { @adapter.select_rows(@dialect.store_row_sql, NAME, [resource]).first }, resource)
-        values && @dialect.clock_ns ? values.insert(3, @dialect.clock_ns.call) : values
-      end
+      def mark_rows = statement { @adapter.select_rows(Mark::SQL, NAME) }
 
       # Without its comment lines: ActiveRecord 6.1 scans a statement for a leading
       # comment with a pattern that takes exponential time over many of them.
@@ -98,6 +66,20 @@ module LeaseMachines
       end
 
       private
+
+      def read(kind, resource)
+        row = statement { @adapter.select_rows(@dialect.reads.fetch(kind), NAME, [resource]).first }
+        row && kind == :store_row && @dialect.clock_ns ? row.dup.insert(3, @dialect.clock_ns.call) : row
+      end
+
+      # As ActiveRecord does: a failed COMMIT is rolled back unless the database ended it.
+      def commit(transaction, value)
+        @adapter.commit_transaction
+        value
+      rescue Exception # rubocop:disable Lint/RescueException -- as ActiveRecord's own transaction does
+        @adapter.rollback_transaction(transaction) unless transaction.state.completed?
+        raise
+      end
 
       # @return [Integer] the rows it changed (0: refused)
       def mark(resource, token, owner)
@@ -124,31 +106,17 @@ module LeaseMachines
       # ActiveRecord as a fence's connection. With a class or a pool every call uses the
       # calling thread's connection, so a guard inside a transaction block joins it.
       class ActiveRecord
-        def self.accepts?(connection)
-          model_class?(connection) || pool?(connection) || adapter?(connection)
-        end
-
-        def self.model_class?(connection)
-          connection.is_a?(Class) && connection.respond_to?(:connection_pool)
-        end
-
-        def self.pool?(connection)
-          connection.respond_to?(:with_connection) && connection.respond_to?(:checkout)
-        end
-
-        def self.adapter?(connection)
-          connection.respond_to?(:raw_connection) && connection.respond_to?(:transaction_open?)
-        end
+        def self.accepts?(connection) = model_class?(connection) || pool?(connection) || adapter?(connection)
+        def self.model_class?(connection) = connection.is_a?(Class) && connection.respond_to?(:connection_pool)
+        def self.pool?(connection) = connection.respond_to?(:with_connection) && connection.respond_to?(:checkout)
+        def self.adapter?(connection) = connection.respond_to?(:raw_connection) && connection.respond_to?(:transaction_open?)
 
         def initialize(connection, dialect, failures, admission = Admission.new(:any))
           @dialect = dialect
           @failures = failures
           @admission = admission
-          if ActiveRecord.adapter?(connection)
-            @adapter = connection
-          else
-            @pool = ActiveRecord.model_class?(connection) ? connection.connection_pool : connection
-          end
+          @adapter = connection if ActiveRecord.adapter?(connection)
+          @pool = ActiveRecord.model_class?(connection) ? connection.connection_pool : connection unless @adapter
         end
 
         def with
@@ -159,15 +127,11 @@ module LeaseMachines
 
         def close; end
 
-        def to_s
-          @adapter ? "an ActiveRecord connection" : "ActiveRecord's pool"
-        end
+        def to_s = @adapter ? "an ActiveRecord connection" : "ActiveRecord's pool"
 
         private
 
-        def session(adapter)
-          (@dialect.session || ActiveRecordSession).new(adapter, @dialect, @failures, @admission).ready
-        end
+        def session(adapter) = (@dialect.session || ActiveRecordSession).new(adapter, @dialect, @failures, @admission).ready
       end
     end
   end

@@ -21,9 +21,7 @@ module LeaseMachines
       end
 
       # A statement of the fence's own failed; `state` says what became of the guard.
-      def statement(error, state = NOT_WRITTEN)
-        failed(error, state)
-      end
+      def statement(error, state = NOT_WRITTEN) = failed(error, state)
 
       def committing(session)
         super("COMMIT", session) do
@@ -37,9 +35,7 @@ module LeaseMachines
 
       private
 
-      def refused(_what, error)
-        statement(error, "COMMIT was refused: nothing was committed")
-      end
+      def refused(_what, error) = statement(error, "COMMIT was refused: nothing was committed")
 
       def unknown(_what, error)
         OutcomeUnknownError.new("#{label}: COMMIT failed (#{error.class}: #{summary(error)}), #{UNKNOWN}")

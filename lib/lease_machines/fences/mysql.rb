@@ -24,7 +24,6 @@ module LeaseMachines
       module Statements
         # The database clock in ns (the statement's start, in UTC).
         CLOCK_NS = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) * 1000)"
-        SAVEPOINT = "lease_machines_fence"
         LOCKING = " LOCK IN SHARE MODE" # MySQL 8 also spells it FOR SHARE; MariaDB only this way
         DEADLOCK = 1213 # ER_LOCK_DEADLOCK: the server rolled the whole transaction back
         DEADLOCK_ATTEMPTS = 5
@@ -36,6 +35,10 @@ module LeaseMachines
         ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN #{OWNER_COLUMN} DECIMAL(20,0) NULL, ADD CONSTRAINT " \
                         "lease_machines_fences_lease_owner_is_an_owner CHECK (#{OWNER_COLUMN} BETWEEN 0 AND " \
                         "18446744073709551615)".freeze
+        READS = { highest: "SELECT highest FROM #{TABLE} WHERE resource",
+                  owner: "SELECT #{OWNER_COLUMN} FROM #{TABLE} WHERE resource",
+                  store_row: "SELECT last_issued, lease_token, lease_expires_at_ns, #{CLOCK_NS}, lease_owner FROM " \
+                             "#{STORE_TABLE} WHERE name" }.freeze
         # A concurrent setup! added the column first: success.
         DUPLICATE_COLUMN = 1060 # ER_DUP_FIELDNAME
 
@@ -67,23 +70,12 @@ module LeaseMachines
           end
 
           # Whether `error` (the driver's, or ActiveRecord's around it) is InnoDB's deadlock.
-          def deadlock?(error)
-            [error, error.cause].any? { |e| e.is_a?(Mysql2::Error) && e.error_number == DEADLOCK }
-          end
+          def deadlock?(error) = [error, error.cause].any? { |e| e.is_a?(Mysql2::Error) && e.error_number == DEADLOCK }
 
-          # `locking`: the newest committed row, as the mark saw it, not the REPEATABLE
-          # READ snapshot (for a refusal's error).
-          def highest_sql(resource, locking: false)
-            "SELECT highest FROM #{TABLE} WHERE resource = #{literal(resource)}#{LOCKING if locking}"
-          end
-
-          def owner_sql(resource, locking: false)
-            "SELECT #{OWNER_COLUMN} FROM #{TABLE} WHERE resource = #{literal(resource)}#{LOCKING if locking}"
-          end
-
-          def store_row_sql(resource, locking: false)
-            "SELECT last_issued, lease_token, lease_expires_at_ns, #{CLOCK_NS}, lease_owner FROM #{STORE_TABLE} " \
-              "WHERE name = #{literal(resource)}#{LOCKING if locking}"
+          # The SQL of {Admission::Reads}' `kind`; `locking`: the newest committed row, as the
+          # mark saw it, not the REPEATABLE READ snapshot (for a refusal's error).
+          def read_sql(kind, resource, locking: false)
+            "#{READS.fetch(kind)} = #{literal(resource)}#{LOCKING if locking}"
           end
 
           private
@@ -96,13 +88,8 @@ module LeaseMachines
             end
           end
 
-          def literal(resource)
-            "X'#{resource.unpack1('H*')}'"
-          end
-
-          def digits(token)
-            Integer(token).to_s
-          end
+          def literal(resource) = "X'#{resource.unpack1('H*')}'"
+          def digits(token) = Integer(token).to_s
 
           # A bound fence's row comes from a SELECT of the store's row: a token the store
           # does not admit gives no row, so nothing is written or locked, and the count is 0.
@@ -147,26 +134,19 @@ module LeaseMachines
       private
 
       def source(connection)
-        driver_failures = failures("MySQL")
-        sources = Connections::Sources.new(Stores::MySQL::Connections, driver_failures) do |client|
-          Session.new(client, driver_failures, admission: @admission)
-        end
-        sources.for(connection) do |active_record|
-          Connections::ActiveRecord.new(active_record, DIALECT, failures("MySQL (ActiveRecord)"), @admission)
+        server_source(connection, Stores::MySQL::Connections, "MySQL", DIALECT) do |driver, failures|
+          Session.new(driver, failures, admission: @admission)
         end
       end
 
-      def failures(label)
-        schema = "#{self.class}::SCHEMA_SQL"
-        hint = lambda do |error|
-          message = error.message
-          next "; #{STORE_TABLE_HINT}" if message.include?(".#{STORE_TABLE}' doesn't exist")
-          next "; #{Fences.owner_column_hint(schema)}" if message.include?("'#{OWNER_COLUMN}'")
-          next "" unless message.include?(".#{TABLE}' doesn't exist")
+      def failures(label) = super(label, Mysql2::Error)
 
-          "; create the table with fences.setup! (or run #{schema} in a migration)"
-        end
-        Failures.new(label, Mysql2::Error, hint)
+      def missing(error)
+        message = error.message
+        return :store_table if message.include?(".#{STORE_TABLE}' doesn't exist")
+        return :owner_column if message.include?("'#{OWNER_COLUMN}'")
+
+        :table if message.include?(".#{TABLE}' doesn't exist")
       end
     end
   end

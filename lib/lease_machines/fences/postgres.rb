@@ -26,29 +26,21 @@ module LeaseMachines
 
       # The SQL of a PostgreSQL fence.
       module Statements
-        ON_CONFLICT = Fences.on_conflict("fence")
-        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced).
-        # Locks the row either way, which orders concurrent guards of one resource.
-        MARK_SQL = "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) VALUES ($1, $2::numeric, " \
-                   "$3::numeric) #{ON_CONFLICT}".freeze
         CLOCK_NS_SQL = "floor(extract(epoch FROM clock_timestamp()) * 1e9)"
         ISSUED = "store.name = $1::text AND store.last_issued >= $2::numeric"
         # Strict: a token issued twice (a failover lost the first grant) is not admitted for its first holder.
         LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL} " \
                "AND ($3::numeric IS NULL OR store.lease_owner = $3::numeric)".freeze
         private_constant :ISSUED, :LIVE
-        MARK_SQLS = {
-          any: MARK_SQL,
-          issued: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
-                  "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{ISSUED} #{ON_CONFLICT}",
-          live: "INSERT INTO #{TABLE} AS fence (resource, highest, lease_owner) SELECT $1::text, $2::numeric, " \
-                "$3::numeric FROM #{STORE_TABLE} AS store WHERE #{LIVE} #{ON_CONFLICT}"
-        }.freeze
-        HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = $1".freeze
-        OWNER_SQL = "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1".freeze
-        STORE_ROW_SQL = "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, " \
-                        "#{CLOCK_NS_SQL}::numeric(20,0)::text, lease_owner::text FROM #{STORE_TABLE} WHERE name = $1".freeze
-        SAVEPOINT = "lease_machines_fence"
+        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced).
+        # Locks the row either way, which orders concurrent guards of one resource.
+        MARK_SQLS = Fences.mark_sqls("fence", "$1, $2::numeric, $3::numeric", "$1::text, $2::numeric, $3::numeric",
+                                     issued: ISSUED, live: LIVE)
+        MARK_SQL = MARK_SQLS.fetch(:any)
+        READS = { highest: "SELECT highest FROM #{TABLE} WHERE resource = $1",
+                  owner: "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1",
+                  store_row: "SELECT last_issued::text, lease_token::text, lease_expires_at_ns::text, #{CLOCK_NS_SQL}" \
+                             "::numeric(20,0)::text, lease_owner::text FROM #{STORE_TABLE} WHERE name = $1" }.freeze
         SETUP_LOCK_KEY = 7_813_006_137_384_576_357 # pg_advisory_xact_lock key of #setup! ("lm_fence")
 
         # MARK_SQLS[mode] with its values written in, to share BEGIN's round trip.
@@ -57,14 +49,10 @@ module LeaseMachines
           MARK_SQLS.fetch(mode).gsub(/\$([123])(?!\d)/) { values.fetch(Regexp.last_match(1)) }
         end
 
-        def self.mark_binds(_mode, resource, token, owner = nil)
-          [resource, token.to_s, owner&.to_s]
-        end
+        def self.mark_binds(_mode, resource, token, owner = nil) = [resource, token.to_s, owner&.to_s]
 
         DIALECT = ActiveRecordSession::Dialect.new(
-          engine: "PostgreSQL", adapter: /postg/i,
-          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL, owner_sql: OWNER_SQL,
-          store_row_sql: STORE_ROW_SQL, clock_ns: nil,
+          engine: "PostgreSQL", adapter: /postg/i, mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), reads: READS,
           setup: lambda do |sql|
             ["SET LOCAL client_min_messages = warning", "SELECT pg_advisory_xact_lock(#{SETUP_LOCK_KEY})", sql]
           end
@@ -77,7 +65,9 @@ module LeaseMachines
       class Session < Stores::Postgres::Session
         include Statements
         include Admission::Reads
+        include DriverSession
 
+        BEGIN_SQL = "BEGIN"
         # Per {Admission} mode. `_owner`: the three-parameter statements, named apart from
         # 0.3's, which a server session a pooler shares with an app on 0.3 may hold.
         MARK_NAMES = { any: "lease_machines_fence_mark_owner", issued: "lease_machines_fence_mark_issued_owner",
@@ -103,9 +93,7 @@ module LeaseMachines
 
         # Only a connection that broke: one with a query in flight may be the caller's,
         # whose transaction a reconnect would end.
-        def broken?
-          @connection.status != PG::CONNECTION_OK
-        end
+        def broken? = @connection.status != PG::CONNECTION_OK
 
         def in_transaction?
           case @connection.transaction_status
@@ -118,67 +106,27 @@ module LeaseMachines
           end
         end
 
-        def begin_and_mark(resource, token, owner = nil)
-          open_and_mark("BEGIN", "ROLLBACK", resource, token, owner)
-        end
+        def begin_and_mark(resource, token, owner = nil) = open_and_mark("BEGIN", "ROLLBACK", resource, token, owner)
 
         def savepoint_and_mark(resource, token, owner = nil)
           open_and_mark("SAVEPOINT #{SAVEPOINT}", "ROLLBACK TO SAVEPOINT #{SAVEPOINT}", resource, token, owner)
         end
 
-        def highest(resource)
-          stored(value(HIGHEST_SQL, resource), resource)
-        end
-
-        def mark_rows
-          @connection.exec(Mark::SQL).values
-        end
-
-        def mark_owner(resource)
-          stored(value(OWNER_SQL, resource), resource, OWNER_COLUMN)
-        end
-
-        # The store's last_issued, lease_token, lease_expires_at_ns, the database clock
-        # in ns, and lease_owner; nil when the store has no row for `resource`.
-        def store_row(resource)
-          store_values(@connection.exec_params(STORE_ROW_SQL, [resource]).values.first, resource)
-        end
-
-        # In a transaction of its own (or a savepoint in the caller's), concurrent setups
-        # serialized by an advisory lock.
-        def setup(sql)
-          joined = in_transaction?
-          begin
-            @connection.exec(joined ? "SAVEPOINT #{SAVEPOINT}" : "BEGIN")
-          rescue PG::Error => e
-            roll_back unless joined # reconnects a connection that broke
-            raise @failures.statement(e, "nothing was created")
-          end
-          begin
-            @connection.exec("SET LOCAL client_min_messages = warning")
-            @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
-            @connection.exec(sql)
-          rescue PG::Error => e
-            joined ? roll_back_savepoint : roll_back
-            raise @failures.statement(e, "rolled back: nothing was created")
-          end
-          joined ? release_savepoint : @failures.committing(self) { commit }
-        end
-
-        def roll_back_savepoint
-          @connection.exec("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
-
-        def release_savepoint
-          @connection.exec("RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
+        def mark_rows = @connection.exec(Mark::SQL).values
+        def roll_back_savepoint = execute("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
 
         private
 
-        def value(sql, resource)
-          result = @connection.exec_params(sql, [resource])
-          result.ntuples.zero? ? nil : result.getvalue(0, 0)
+        def execute(sql) = @connection.exec(sql)
+
+        # Concurrent setups serialized by an advisory lock.
+        def create(sql)
+          @connection.exec("SET LOCAL client_min_messages = warning")
+          @connection.exec_params("SELECT pg_advisory_xact_lock($1)", [SETUP_LOCK_KEY])
+          @connection.exec(sql)
         end
+
+        def read(kind, resource) = @connection.exec_params(READS.fetch(kind), [resource]).values.first
 
         # A prepared mark that vanished (DISCARD ALL) fails before anything was written:
         # go back, prepare it again, start over, once.
@@ -219,26 +167,19 @@ module LeaseMachines
       private
 
       def source(connection)
-        driver_failures = failures("PostgreSQL")
-        sources = Connections::Sources.new(Stores::Postgres::Connections, driver_failures) do |conn|
-          Session.new(conn, driver_failures, prepared: @prepared, admission: @admission)
-        end
-        sources.for(connection) do |active_record|
-          Connections::ActiveRecord.new(active_record, Statements::DIALECT, failures("PostgreSQL (ActiveRecord)"),
-                                        @admission)
+        server_source(connection, Stores::Postgres::Connections, "PostgreSQL", Statements::DIALECT) do |driver, failures|
+          Session.new(driver, failures, prepared: @prepared, admission: @admission)
         end
       end
 
-      def failures(label)
-        schema = "#{self.class}::SCHEMA_SQL"
-        hint = lambda do |error|
-          next "; #{STORE_TABLE_HINT}" if error.message.include?(%(relation "#{STORE_TABLE}" does not exist))
-          next "; #{Fences.owner_column_hint(schema)}" if error.message.include?(OWNER_COLUMN)
+      def failures(label) = super(label, PG::Error)
 
-          missing = error.is_a?(PG::UndefinedTable) || error.message.include?(%(relation "#{TABLE}" does not exist))
-          missing ? "; create the table with fences.setup! (or run #{schema} in a migration)" : ""
-        end
-        Failures.new(label, PG::Error, hint)
+      def missing(error)
+        message = error.message
+        return :store_table if message.include?(%(relation "#{STORE_TABLE}" does not exist))
+        return :owner_column if message.include?(OWNER_COLUMN)
+
+        :table if error.is_a?(PG::UndefinedTable) || message.include?(%(relation "#{TABLE}" does not exist))
       end
     end
   end

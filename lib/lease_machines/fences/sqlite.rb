@@ -2,7 +2,6 @@
 
 require "sqlite3"
 require "lease_machines/fences"
-require "lease_machines/fences/connections"
 require "lease_machines/stores/sqlite"
 
 module LeaseMachines
@@ -29,15 +28,9 @@ module LeaseMachines
 
       # The SQL of an SQLite fence; tokens are bound as their 20-digit text ({StoredToken}).
       module Statements
-        ON_CONFLICT = Fences.on_conflict(TABLE)
-        # Raises the mark of ?1 to ?2 for owner ?3, or changes nothing (0 rows: fenced),
-        # under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
-        MARK_SQL = "INSERT INTO #{TABLE} (resource, highest, lease_owner) VALUES (?1, ?2, ?3) #{ON_CONFLICT}".freeze
-
         # `a <= b` and `a < b` for canonical decimal texts: a shorter text is smaller, texts
         # of one length compare as memcmp.
         def self.at_most(left, right) = compare(left, "<=", right)
-
         def self.below(left, right) = compare(left, "<", right)
 
         def self.compare(left, operator, right)
@@ -51,21 +44,17 @@ module LeaseMachines
         LIVE = "#{ISSUED} AND store.lease_token = ?3 AND #{below('?4', 'store.lease_expires_at_ns')} " \
                "AND (?5 IS NULL OR store.lease_owner = ?5)".freeze
         private_constant :ISSUED, :LIVE
-        MARK_SQLS = {
-          any: MARK_SQL,
-          issued: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
-                  "store WHERE #{ISSUED} #{ON_CONFLICT}",
-          live: "INSERT INTO #{TABLE} (resource, highest, lease_owner) SELECT ?1, ?2, ?5 FROM #{STORE_TABLE} AS " \
-                "store WHERE #{LIVE} #{ON_CONFLICT}"
-        }.freeze
-        HIGHEST_SQL = "SELECT highest FROM #{TABLE} WHERE resource = ?".freeze
-        OWNER_SQL = "SELECT lease_owner FROM #{TABLE} WHERE resource = ?".freeze
+        # Raises the mark of ?1 to ?2 for owner ?3 (bound: ?5), or changes nothing (0 rows:
+        # fenced), under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
+        MARK_SQLS = Fences.mark_sqls(TABLE, "?1, ?2, ?3", "?1, ?2, ?5", issued: ISSUED, live: LIVE)
         HAS_OWNER_SQL = "SELECT count(*) FROM pragma_table_info('#{TABLE}') WHERE name = 'lease_owner'".freeze
         ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR " \
                         "(lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))".freeze
-        STORE_ROW_SQL = "SELECT last_issued, lease_token, lease_expires_at_ns, lease_owner FROM #{STORE_TABLE} " \
-                        "WHERE name = ?".freeze
-        SAVEPOINT = "lease_machines_fence"
+        # What {Admission::Reads} reads; the store's row without the clock, read on the host.
+        READS = { highest: "SELECT highest FROM #{TABLE} WHERE resource = ?",
+                  owner: "SELECT lease_owner FROM #{TABLE} WHERE resource = ?",
+                  store_row: "SELECT last_issued, lease_token, lease_expires_at_ns, lease_owner FROM #{STORE_TABLE} " \
+                             "WHERE name = ?" }.freeze
         BEGIN_SQL = "BEGIN IMMEDIATE"
         # The host clock in ns (CLOCK_REALTIME, as the SQLite store's clock).
         CLOCK_NS = -> { Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond) }
@@ -81,10 +70,8 @@ module LeaseMachines
         end
 
         DIALECT = ActiveRecordSession::Dialect.new(
-          engine: "SQLite", adapter: /sqlite/i,
-          mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), highest_sql: HIGHEST_SQL, owner_sql: OWNER_SQL,
-          owner_column: [HAS_OWNER_SQL, ADD_OWNER_SQL],
-          store_row_sql: STORE_ROW_SQL, clock_ns: CLOCK_NS, setup: ->(sql) { [sql] }
+          engine: "SQLite", adapter: /sqlite/i, mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), reads: READS,
+          owner_column: [HAS_OWNER_SQL, ADD_OWNER_SQL], clock_ns: CLOCK_NS, setup: ->(sql) { [sql] }
         ).freeze
       end
 
@@ -94,6 +81,7 @@ module LeaseMachines
       class Session < Stores::SQLite::Connection
         include Statements
         include Admission::Reads
+        include DriverSession
 
         def initialize(database, failures, prepared:, admission: Admission.new(:any))
           super(database, 0)
@@ -110,77 +98,36 @@ module LeaseMachines
           self
         end
 
-        def in_transaction?
-          @database.transaction_active?
-        end
+        def in_transaction? = @database.transaction_active?
 
         def begin_and_mark(resource, token, owner = nil)
           run(BEGIN_SQL)
           mark(resource, token, owner)
         end
 
-        def savepoint_and_mark(resource, token, owner = nil)
-          run("SAVEPOINT #{SAVEPOINT}")
-          mark(resource, token, owner)
-        end
-
-        def highest(resource)
-          stored(run(HIGHEST_SQL, resource)&.first, resource)
-        end
-
-        def mark_rows
-          @database.execute(Mark::SQL)
-        end
-
-        def mark_owner(resource)
-          stored(run(OWNER_SQL, resource)&.first, resource, OWNER_COLUMN)
-        end
-
-        # The store's last_issued, lease_token, lease_expires_at_ns, the host clock in ns,
-        # and lease_owner; nil when the store has no row for `resource`.
-        def store_row(resource)
-          store_values(run(STORE_ROW_SQL, resource), resource)&.insert(3, CLOCK_NS.call)
-        end
-
-        # In BEGIN IMMEDIATE (concurrent setups wait) or a savepoint in the caller's
-        # transaction; adds the owner column to a table made before it, under the same lock.
-        def setup(sql)
-          joined = in_transaction?
-          begin
-            run(joined ? "SAVEPOINT #{SAVEPOINT}" : BEGIN_SQL)
-          rescue ::SQLite3::Exception => e
-            raise @failures.statement(e, "nothing was created")
-          end
-          begin
-            @database.execute_batch(sql)
-            run(ADD_OWNER_SQL) if run(HAS_OWNER_SQL).first.zero?
-          rescue ::SQLite3::Exception => e
-            joined ? roll_back_savepoint : roll_back
-            raise @failures.statement(e, "rolled back: nothing was created")
-          end
-          joined ? release_savepoint : @failures.committing(self) { commit }
-        end
-
-        def roll_back_savepoint
-          run("ROLLBACK TO SAVEPOINT #{SAVEPOINT}")
-          run("RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
-
-        def release_savepoint
-          run("RELEASE SAVEPOINT #{SAVEPOINT}")
-        end
+        def mark_rows = @database.execute(Mark::SQL)
 
         private
+
+        def execute(sql) = run(sql)
+
+        # Under BEGIN IMMEDIATE (concurrent setups wait), adding the owner column to a table made before it.
+        def create(sql)
+          @database.execute_batch(sql)
+          run(ADD_OWNER_SQL) if run(HAS_OWNER_SQL).first.zero?
+        end
+
+        def read(kind, resource)
+          row = run(READS.fetch(kind), resource)
+          kind == :store_row ? row&.dup&.insert(3, CLOCK_NS.call) : row
+        end
 
         def run(sql, *binds)
           return super if @prepared
 
-          statement = @database.prepare(sql)
-          begin
+          @database.prepare(sql) do |statement|
             statement.bind_params(*binds) unless binds.empty?
             statement.step
-          ensure
-            statement.close
           end
         end
 
@@ -213,11 +160,11 @@ module LeaseMachines
         case connection
         when String
           failures = failures("SQLite (#{connection})")
-          sources = Connections::Sources.new(Database, failures) { |database| session(database, failures, true) }
-          sources.owned(connection) { open_database(connection, busy_timeout_ms, failures) }
+          owned(connection, Database, -> { open_database(connection, busy_timeout_ms, failures) },
+                ->(database) { session(database, failures, true) })
         when ::SQLite3::Database
           failures = failures("SQLite")
-          Connections::Sources.new(Database, failures) { |database| session(database, failures, false) }.shared(connection)
+          shared(connection, Database, ->(database) { session(database, failures, false) })
         else
           unless Connections::ActiveRecord.accepts?(connection)
             raise TypeError, "connection must be a database path String, an SQLite3::Database or ActiveRecord " \
@@ -229,24 +176,14 @@ module LeaseMachines
         end
       end
 
-      def session(database, failures, prepared)
-        Session.new(database, failures, prepared: prepared, admission: @admission)
-      end
+      def session(database, failures, prepared) = Session.new(database, failures, prepared: prepared, admission: @admission)
+      def failures(label) = super(label, ::SQLite3::Exception, "")
 
-      def failures(label)
-        schema = "#{self.class}::SCHEMA_SQL"
-        hint = lambda do |error|
-          if error.message.include?(MISSING_TABLE)
-            "; create the table with fences.setup! (or run #{schema})"
-          elsif error.message.include?(MISSING_STORE_TABLE)
-            "; #{STORE_TABLE_HINT}"
-          elsif error.message.include?(OWNER_COLUMN)
-            "; #{Fences.owner_column_hint(schema)}"
-          else
-            ""
-          end
+      def missing(error)
+        if error.message.include?(MISSING_TABLE) then :table
+        elsif error.message.include?(MISSING_STORE_TABLE) then :store_table
+        elsif error.message.include?(OWNER_COLUMN) then :owner_column
         end
-        Failures.new(label, ::SQLite3::Exception, hint)
       end
 
       def open_database(path, busy_timeout_ms, failures)

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require "monitor"
+require "lease_machines/stores"
+require "lease_machines/stores/connections"
 require_relative "../fenced_error"
 
 module LeaseMachines
@@ -23,9 +26,7 @@ module LeaseMachines
       end
       alias to_s inspect
 
-      def signed?
-        !@signing_keys.nil?
-      end
+      def signed? = !@signing_keys.nil?
 
       # Creates the fence table when it is missing (idempotent; safe to race); inside
       # the caller's transaction, under a savepoint of it.
@@ -75,13 +76,7 @@ module LeaseMachines
 
       # Every resource's mark, ordered by resource: what `store.reconcile` raises the store's counters to.
       # @return [Array<Mark>]
-      def marks
-        @source.with do |session|
-          session.mark_rows.map { |row| Mark.read(row) }
-        rescue session.failures.driver_error => e
-          raise session.failures.statement(e, "nothing was read")
-        end
-      end
+      def marks = @source.with { |session| reading(session) { session.mark_rows.map { |row| Mark.read(row) } } }
 
       # Closes a connection the fence opened itself; connections the caller gave stay open.
       def close
@@ -91,8 +86,55 @@ module LeaseMachines
 
       private
 
-      def read_mark(session, resource)
-        session.highest(resource)
+      # A server engine's source of sessions (`label` names it in errors): the block's, on a
+      # driver connection, or ActiveRecord's with `dialect`. A Monitor (not a Mutex) lets a
+      # guard inside a guard's block join it.
+      def server_source(connection, engine, label, dialect, &session)
+        driver_failures = failures(label)
+        made = ->(driver) { session.call(driver, driver_failures) }
+        kind, target = Stores::ConnectionKind.of(connection, driver: engine.driver, expected: engine.expected)
+        case kind
+        when :url then owned(target, engine, connector(target, engine, driver_failures), made)
+        when :driver then shared(target, engine, made)
+        when :pool then Stores::Connections::Pool.new(target, engine, session: made)
+        else Connections::ActiveRecord.new(connection, dialect, failures("#{label} (ActiveRecord)"), @admission)
+        end
+      end
+
+      # A connection the fence opens (`connect`), and one the caller gave.
+      def owned(url, engine, connect, session)
+        Stores::Connections::Owned.new(url, engine, connect: connect, session: session, lock: Monitor)
+      end
+
+      def shared(connection, engine, session)
+        Stores::Connections::Shared.new(connection, engine, session: session, lock: Monitor)
+      end
+
+      # The engine's connector, its failure told as the fence's.
+      def connector(url, engine, failures)
+        connect = engine.connector(url)
+        lambda do
+          connect.call
+        rescue failures.driver_error => e
+          raise failures.statement(e, "could not connect")
+        end
+      end
+
+      # How the engine's statements fail, with a hint when `missing(error)` names what the
+      # database lacks: the fence's :table, the store's (:store_table), or the :owner_column.
+      def failures(label, driver_error, in_migration = " in a migration")
+        schema = "#{self.class}::SCHEMA_SQL"
+        hints = { table: "; create the table with fences.setup! (or run #{schema}#{in_migration})",
+                  store_table: "; #{STORE_TABLE_HINT}",
+                  owner_column: "; the table #{TABLE} predates its #{OWNER_COLUMN} column: add it with fences.setup! (or " \
+                                "run #{schema} in a migration; docs/FENCES.md, \"Reissued tokens\")" }
+        Failures.new(label, driver_error, ->(error) { hints.fetch(missing(error), "") })
+      end
+
+      def read_mark(session, resource) = reading(session) { session.highest(resource) }
+
+      def reading(session)
+        yield
       rescue session.failures.driver_error => e
         raise session.failures.statement(e, "nothing was read")
       end

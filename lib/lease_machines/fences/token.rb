@@ -59,9 +59,7 @@ module LeaseMachines
           raise Refusals.report(ForgedTokenError.new(resource: resource, token: token, proof: proof, problem: problem))
         end
 
-        def describe(value)
-          Stores.described(value)
-        end
+        def describe(value) = Stores.described(value)
       end
     end
 
@@ -73,9 +71,7 @@ module LeaseMachines
       private_constant :DIGITS
 
       class << self
-        def text(token)
-          format("%020d", token)
-        end
+        def text(token) = format("%020d", token)
 
         # Decimal text, an Integer or an integral BigDecimal in 0..2**64-1 (nil stays nil).
         # @raise [StoreError] for anything else: a value written by hand is not guessed at
@@ -122,14 +118,10 @@ module LeaseMachines
         freeze
       end
 
-      def ==(other)
-        other.instance_of?(Pass) && fields == [other.resource, other.token, other.owner, other.proof]
-      end
+      def ==(other) = other.instance_of?(Pass) && fields == [other.resource, other.token, other.owner, other.proof]
       alias eql? ==
 
-      def hash
-        [Pass, *fields].hash
-      end
+      def hash = [Pass, *fields].hash
 
       def inspect
         "#<#{self.class.name} resource=#{@resource.inspect} token=#{@token}#{" owner=#{@owner}" if @owner}" \

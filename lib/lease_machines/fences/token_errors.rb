@@ -8,9 +8,10 @@ module LeaseMachines
     # @return [Integer, nil] the store's last issued token for the resource (nil: no row)
     attr_reader :last_issued
 
-    def initialize(resource:, token:, highest:, last_issued:, record: nil)
+    # `fenced`: the {FencedError}'s keywords.
+    def initialize(last_issued:, **fenced)
       @last_issued = last_issued
-      super(resource: resource, token: token, highest: highest, record: record)
+      super(**fenced)
     end
 
     private
@@ -24,17 +25,15 @@ module LeaseMachines
   # A fence refused a token equal to its mark shown by another owner than the one
   # recorded: the store issued the token twice (a failover lost a grant).
   class ReissuedTokenError
-    # @return [Integer] the owner the guard showed
-    attr_reader :owner
-    # @return [Integer] the owner recorded with the mark, or (strict) of the store's live lease
-    attr_reader :recorded_owner
+    # The owner the guard showed, and the one recorded with the mark (or, strict, of the store's live lease).
+    attr_reader :owner, :recorded_owner
 
     # @param leased [Boolean] whether `recorded_owner` is the store's lease's, not the mark's
-    def initialize(resource:, token:, highest:, owner:, recorded_owner:, record: nil, leased: false) # rubocop:disable Metrics/ParameterLists
+    def initialize(owner:, recorded_owner:, leased: false, **fenced)
       @owner = owner
       @recorded_owner = recorded_owner
       @leased = leased
-      super(resource: resource, token: token, highest: highest, record: record)
+      super(**fenced)
     end
 
     private
@@ -48,24 +47,17 @@ module LeaseMachines
 
   # A strict fence refused an issued token whose lease is no longer live at the database clock.
   class ExpiredTokenError
-    # @return [Integer] the store's last issued token for the resource
-    attr_reader :last_issued
-    # @return [Integer, nil] the token of the lease the store records (nil: released)
-    attr_reader :lease_token
-    # @return [Integer, nil] when that lease ends, in ns since the Unix epoch
-    attr_reader :expires_at_ns
-    # @return [Integer, nil] the database clock, in ns, as read for the error
-    attr_reader :clock_ns
+    # The store's last issued token for the resource, the token of the lease it records (nil:
+    # released), when that lease ends and the database clock as read for the error (ns since the epoch).
+    attr_reader :last_issued, :lease_token, :expires_at_ns, :clock_ns
 
-    # rubocop:disable Metrics/ParameterLists -- keywords, each one reader
-    def initialize(resource:, token:, highest:, last_issued:, lease_token:, expires_at_ns:, clock_ns:, record: nil)
+    def initialize(last_issued:, lease_token:, expires_at_ns:, clock_ns:, **fenced)
       @last_issued = last_issued
       @lease_token = lease_token
       @expires_at_ns = expires_at_ns
       @clock_ns = clock_ns
-      super(resource: resource, token: token, highest: highest, record: record)
+      super(**fenced)
     end
-    # rubocop:enable Metrics/ParameterLists
 
     private
 
@@ -85,10 +77,8 @@ module LeaseMachines
   class ForgedTokenError
     PROBLEMS = %i[missing malformed forged].freeze
 
-    # @return [String, nil] the proof that was shown (nil: none)
-    attr_reader :proof
-    # @return [Symbol] :missing, :malformed or :forged
-    attr_reader :problem
+    # The proof that was shown (nil: none), and what was wrong with it (one of PROBLEMS).
+    attr_reader :proof, :problem
 
     def initialize(resource:, token:, proof:, problem:)
       raise ArgumentError, "problem must be one of #{PROBLEMS.inspect}, got #{problem.inspect}" unless PROBLEMS.include?(problem)

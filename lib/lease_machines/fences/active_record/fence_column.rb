@@ -80,9 +80,8 @@ module LeaseMachines
       end
 
       def records_owners?
-        return @owner_column unless @owner_column.nil?
-
-        @owner_column = @model.columns_hash.key?(OWNER_COLUMN)
+        @owner_column = @model.columns_hash.key?(OWNER_COLUMN) if @owner_column.nil?
+        @owner_column
       end
 
       private
@@ -101,22 +100,12 @@ module LeaseMachines
         "#{@model.connection.quote_table_name(@model.table_name)}.#{@model.connection.quote_column_name(column)}"
       end
 
-      def token_literal(token)
-        @model.connection.quote(@model.type_for_attribute(@name).serialize(token))
-      end
+      def token_literal(token) = @model.connection.quote(@model.type_for_attribute(@name).serialize(token))
 
       # Decimal text on SQLite, a number elsewhere.
-      def owner_literal(owner)
-        sqlite? ? @model.connection.quote(owner.to_s) : Integer(owner).to_s
-      end
-
-      def sqlite?
-        @model.connection.adapter_name.match?(/sqlite/i)
-      end
-
-      def mysql?
-        @model.connection.adapter_name.match?(/mysql/i)
-      end
+      def owner_literal(owner) = sqlite? ? @model.connection.quote(owner.to_s) : Integer(owner).to_s
+      def sqlite? = @model.connection.adapter_name.match?(/sqlite/i)
+      def mysql? = @model.connection.adapter_name.match?(/mysql/i)
 
       def exact?(sql_type)
         return sql_type.match?(/CHAR|CLOB|TEXT/i) && !sql_type.match?(/INT/i) if sqlite?
@@ -126,13 +115,10 @@ module LeaseMachines
       end
 
       def migration_hint
-        if sqlite?
-          "declare it as text (add_column :#{@model.table_name}, :#{@name}, :string, limit: 20)"
-        elsif mysql?
-          "declare it as decimal(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
-        else
-          "declare it as numeric(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, precision: 20, scale: 0)"
-        end
+        return "declare it as text (add_column :#{@model.table_name}, :#{@name}, :string, limit: 20)" if sqlite?
+
+        "declare it as #{mysql? ? 'decimal' : 'numeric'}(20,0) (add_column :#{@model.table_name}, :#{@name}, :decimal, " \
+          "precision: 20, scale: 0)"
       end
     end
 
@@ -147,46 +133,28 @@ module LeaseMachines
         @column = column
       end
 
-      def type
-        :lease_machines_token
-      end
-
-      def cast(value)
-        value.nil? ? nil : Token.check(value, label)
-      end
-
-      def deserialize(value)
-        StoredToken.read(value, label)
-      end
+      def type = :lease_machines_token
+      def cast(value) = value.nil? ? nil : Token.check(value, label)
+      def deserialize(value) = StoredToken.read(value, label)
 
       # On MySQL the Integer, quoted as a number: MySQL compares a DECIMAL column with a
       # string as floating-point numbers (inexact above 2**53), with an integer exactly.
       def serialize(value)
-        return nil if value.nil?
-
         token = cast(value)
-        mysql? ? token : StoredToken.text(token)
+        token.nil? || mysql? ? token : StoredToken.text(token)
       end
 
-      def ==(other)
-        other.is_a?(TokenType) && other.label == label
-      end
+      def ==(other) = other.is_a?(TokenType) && other.label == label
       alias eql? ==
 
-      def hash
-        [self.class, label].hash
-      end
+      def hash = [self.class, label].hash
 
       protected
 
-      def mysql?
-        @model.connection.adapter_name.match?(/mysql/i)
-      end
+      def mysql? = @model.connection.adapter_name.match?(/mysql/i)
 
       # Read when raised, so a class named after `fenced_by` ran is named too.
-      def label
-        "#{@model.name || @model.inspect}##{@column}"
-      end
+      def label = "#{@model.name || @model.inspect}##{@column}"
     end
   end
 end

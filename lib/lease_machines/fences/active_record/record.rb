@@ -162,10 +162,8 @@ module LeaseMachines
 
       # Sets the token, the timestamps and the lock version; returns what they were.
       def mark(token)
-        written = { @column.name => @record[@column.name] }
-        touched.each { |name| written[name] = @record[name] }
-        locking = @model.locking_enabled? ? @model.locking_column : nil
-        written[locking] = @record[locking] if locking
+        locking = @model.locking_column if @model.locking_enabled?
+        written = [@column.name, *touched, locking].compact.to_h { |name| [name, @record[name]] }
         @record[@column.name] = token
         now = Time.now
         touched.each { |name| @record[name] = now }

@@ -19,13 +19,8 @@ module LeaseMachines
         freeze
       end
 
-      def bound?
-        @admission.bound?
-      end
-
-      def needs_resource?
-        @admission.bound? || !@keys.nil?
-      end
+      def bound? = @admission.bound?
+      def needs_resource? = @admission.bound? || !@keys.nil?
 
       # `shown`: a token or a {Pass}; a signed model refuses a bad proof here.
       # @return [Array(Integer, String, Integer)] the token, the resource and the owner
@@ -83,7 +78,6 @@ module LeaseMachines
       # What {Admission#refusal} reads, already read.
       Reading = Struct.new(:mark, :row) do
         def highest(_resource) = mark
-
         def store_row(_resource) = row
       end
       private_constant :Reading
@@ -113,9 +107,9 @@ module LeaseMachines
       # last_issued, lease_token, lease_expires_at_ns, the clock (SQLite: read here), lease_owner.
       def store_row(model, resource)
         sql, binds = case engine(model)
-                     when :mysql then [Fences::MySQL::Statements.store_row_sql(resource), []]
-                     when :sqlite then [Fences::SQLite::Statements::STORE_ROW_SQL, [resource]]
-                     else [Postgres::Statements::STORE_ROW_SQL, [resource]]
+                     when :mysql then [Fences::MySQL::Statements.read_sql(:store_row, resource), []]
+                     when :sqlite then [Fences::SQLite::Statements::READS.fetch(:store_row), [resource]]
+                     else [Postgres::Statements::READS.fetch(:store_row), [resource]]
                      end
         row = model.connection.select_rows(sql, ActiveRecordSession::NAME, binds).first
         return nil unless row

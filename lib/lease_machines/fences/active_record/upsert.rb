@@ -6,6 +6,8 @@ module LeaseMachines
     # the row's token is NULL or at most `token` (PostgreSQL and SQLite); no row written
     # means fenced. As `upsert_all`: no callbacks or validations; timestamps are set.
     class Upsert
+      FROM = "" # what a SELECT of literals selects from
+
       def initialize(model, column, owner = nil)
         @model = model
         @column = column
@@ -42,42 +44,38 @@ module LeaseMachines
       end
 
       def execute(values, keys, resource)
-        connection = @model.connection
         columns = values.keys
-        quoted = columns.map { |name| connection.quote_column_name(name) }
-        table = connection.quote_table_name(@model.table_name)
-        guarded = "#{table}.#{connection.quote_column_name(@column.name)}"
+        table = @model.connection.quote_table_name(@model.table_name)
+        guarded, = owner_sql(table)
         updates = columns.reject { |name| keys.include?(name) || name.start_with?("created_") }
-        connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
-          INSERT INTO #{table} (#{quoted.join(', ')}) #{rows(columns, values, resource)}
-          ON CONFLICT (#{keys.map { |name| connection.quote_column_name(name) }.join(', ')}) DO UPDATE SET
-          #{updates.map { |name| "#{connection.quote_column_name(name)} = #{excluded(name, table)}" }.join(', ')}
-          WHERE (#{guarded} IS NULL OR #{guarded} <= excluded.#{connection.quote_column_name(@column.name)})
+        @model.connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert")
+          INSERT INTO #{table} (#{columns.map { |name| quoted(name) }.join(', ')}) #{rows(columns, values, resource)}
+          ON CONFLICT (#{keys.map { |name| quoted(name) }.join(', ')}) DO UPDATE SET
+          #{updates.map { |name| "#{quoted(name)} = #{excluded(name, table)}" }.join(', ')}
+          WHERE (#{guarded} IS NULL OR #{guarded} <= excluded.#{quoted(@column.name)})
           #{owner_condition(table) if @column.records_owners?}
         SQL
       end
 
+      def quoted(name) = @model.connection.quote_column_name(name)
+
       # For the owner column, the recorded owner kept at an equal token when the write shows none.
       def excluded(name, table)
-        connection = @model.connection
-        return "excluded.#{connection.quote_column_name(name)}" unless name == OWNER_COLUMN
+        return "excluded.#{quoted(name)}" unless name == OWNER_COLUMN
 
         guarded, recorded, token = owner_sql(table)
-        "CASE WHEN #{guarded} = #{token} THEN coalesce(excluded.#{connection.quote_column_name(name)}, #{recorded}) " \
-          "ELSE excluded.#{connection.quote_column_name(name)} END"
+        "CASE WHEN #{guarded} = #{token} THEN coalesce(excluded.#{quoted(name)}, #{recorded}) ELSE excluded.#{quoted(name)} END"
       end
 
       # An equal token is admitted only for the recorded owner (or where either side names none).
       def owner_condition(table)
         guarded, recorded, token = owner_sql(table)
-        shown = "excluded.#{@model.connection.quote_column_name(OWNER_COLUMN)}"
+        shown = "excluded.#{quoted(OWNER_COLUMN)}"
         "AND (#{guarded} <> #{token} OR #{recorded} IS NULL OR #{shown} IS NULL OR #{recorded} = #{shown})"
       end
 
       def owner_sql(table)
-        connection = @model.connection
-        ["#{table}.#{connection.quote_column_name(@column.name)}", "#{table}.#{connection.quote_column_name(OWNER_COLUMN)}",
-         "excluded.#{connection.quote_column_name(@column.name)}"]
+        ["#{table}.#{quoted(@column.name)}", "#{table}.#{quoted(OWNER_COLUMN)}", "excluded.#{quoted(@column.name)}"]
       end
 
       # `VALUES (...)`, or bound to the store `SELECT ... WHERE <the store admits the
@@ -85,14 +83,17 @@ module LeaseMachines
       # row) happens for a token it refuses. PostgreSQL types a SELECT's literals as
       # text: each is cast to its column's type.
       def rows(columns, values, resource)
-        admission = @column.admission
         literals = columns.map { |name| literal(name, values[name]) }
-        return "VALUES (#{literals.join(', ')})" unless admission.bound?
+        return "VALUES (#{literals.join(', ')})" unless @column.admission.bound?
 
-        unless @model.connection.adapter_name.match?(/sqlite/i)
-          literals = columns.zip(literals).map { |name, text| "CAST(#{text} AS #{@model.columns_hash.fetch(name).sql_type})" }
-        end
-        "SELECT #{literals.join(', ')} WHERE #{store_condition(values, resource)}"
+        "SELECT #{selected(columns, literals).join(', ')}#{self.class::FROM} WHERE #{store_condition(values, resource)}"
+      end
+
+      # SQLite has no types to cast to.
+      def selected(columns, literals)
+        return literals if @model.connection.adapter_name.match?(/sqlite/i)
+
+        columns.zip(literals).map { |name, text| "CAST(#{text} AS #{@model.columns_hash.fetch(name).sql_type})" }
       end
 
       def store_condition(values, resource)
@@ -111,7 +112,11 @@ module LeaseMachines
     # refused row as an inserted one): the fenced UPDATE; else the INSERT (RecordNotUnique:
     # another writer created the row); then the UPDATE once more (0 rows: fenced).
     class MySQLUpsert < Upsert
+      FROM = " FROM DUAL"
+
       private
+
+      def selected(_columns, literals) = literals
 
       def execute(values, keys, resource)
         return 1 if update(values, keys, resource) == 1
@@ -131,22 +136,14 @@ module LeaseMachines
       end
 
       def insert(values, resource)
-        connection = @model.connection
         columns = values.keys
-        connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert") == 1
-          INSERT INTO #{connection.quote_table_name(@model.table_name)}
-          (#{columns.map { |name| connection.quote_column_name(name) }.join(', ')})
-          #{row(columns, values, resource)}
+        @model.connection.exec_update(<<~SQL, "#{@model.name} Fenced Upsert") == 1
+          INSERT INTO #{@model.connection.quote_table_name(@model.table_name)}
+          (#{columns.map { |name| quoted(name) }.join(', ')})
+          #{rows(columns, values, resource)}
         SQL
       rescue ::ActiveRecord::RecordNotUnique
         false
-      end
-
-      def row(columns, values, resource)
-        literals = columns.map { |name| literal(name, values[name]) }.join(", ")
-        return "VALUES (#{literals})" unless @column.admission.bound?
-
-        "SELECT #{literals} FROM DUAL WHERE #{store_condition(values, resource)}"
       end
     end
   end

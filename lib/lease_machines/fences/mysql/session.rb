@@ -3,9 +3,9 @@
 module LeaseMachines
   module Fences
     class MySQL < Table
-      # What both MySQL sessions read, each through its `rows(sql)`; a refused mark's
-      # error is read with locking reads (see {Statements.highest_sql}).
-      module Reads
+      # What both MySQL sessions share, each through its `rows(sql)`, `create(sql)` and
+      # `add_owner_column`; a refused mark's error is read with locking reads (see {Statements.read_sql}).
+      module SharedSession
         def refusal(resource, token, owner = nil)
           @locking = true
           @admission.refusal(self, resource, token, owner: owner)
@@ -13,25 +13,39 @@ module LeaseMachines
           @locking = false
         end
 
-        def highest(resource)
-          stored(rows(Statements.highest_sql(resource, locking: @locking)).dig(0, 0), resource)
+        # DDL commits an open transaction, so it refuses to run inside one; then adds the
+        # owner column to a table made before it, and checks that the table is InnoDB.
+        def setup(sql)
+          if in_transaction?
+            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
+                                    "outside a transaction")
+          end
+
+          create(sql)
+          add_owner_column
+          engine = rows(Statements::ENGINE_SQL).dig(0, 0)
+          return if engine.to_s.casecmp?("InnoDB")
+
+          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB" \
+                                  "#{self.class::INNODB_ADVICE}")
         end
 
-        def mark_owner(resource)
-          stored(rows(Statements.owner_sql(resource, locking: @locking)).dig(0, 0), resource, OWNER_COLUMN)
-        end
+        private
 
-        def store_row(resource)
-          store_values(rows(Statements.store_row_sql(resource, locking: @locking)).first, resource)
-        end
+        def read(kind, resource) = rows(Statements.read_sql(kind, resource, locking: @locking)).first
+
+        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first.
+        def owner_column_missing? = rows(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
       end
 
       # One Mysql2::Client as a guard uses it: the store's session plus the guard's statements.
       class Session < Stores::MySQL::Session
         include Admission::Reads
-        include Reads
+        include DriverSession
+        include SharedSession
 
         IN_TRANSACTION = 1568 # ER_CANT_CHANGE_TX_CHARACTERISTICS
+        INNODB_ADVICE = " (transactions and row locks): ALTER TABLE #{TABLE} ENGINE = InnoDB".freeze
 
         def initialize(connection, failures, admission: Admission.new(:any))
           super(connection)
@@ -56,45 +70,18 @@ module LeaseMachines
           mark(resource, token, owner, restart: true) # its own transaction: begun again after a deadlock
         end
 
-        def savepoint_and_mark(resource, token, owner = nil)
-          @connection.query("SAVEPOINT #{Statements::SAVEPOINT}")
-          mark(resource, token, owner)
-        end
+        def mark_rows = query(Mark::SQL)
 
-        def mark_rows
-          query(Mark::SQL)
-        end
-
-        # DDL commits an open transaction, so it refuses to run inside one; then adds the
-        # owner column to a table made before it, and checks that the table is InnoDB.
         def setup(sql)
-          if in_transaction?
-            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
-                                    "outside a transaction")
-          end
-
-          @connection.query(sql)
-          add_owner_column
-          engine = query(Statements::ENGINE_SQL).dig(0, 0)
-          return if engine.to_s.casecmp?("InnoDB")
-
-          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB " \
-                                  "(transactions and row locks): ALTER TABLE #{TABLE} ENGINE = InnoDB")
+          super
         rescue Mysql2::Error => e
           raise @failures.statement(e, "nothing was created")
         end
 
-        def roll_back_savepoint
-          @connection.query("ROLLBACK TO SAVEPOINT #{Statements::SAVEPOINT}")
-          release_savepoint
-        end
-
-        def release_savepoint
-          @connection.query("RELEASE SAVEPOINT #{Statements::SAVEPOINT}")
-        end
-
         private
 
+        def execute(sql) = @connection.query(sql)
+        def create(sql) = @connection.query(sql)
         def rows(sql) = query(sql)
 
         def mark(resource, token, owner, restart: false)
@@ -104,11 +91,9 @@ module LeaseMachines
           end
         end
 
-        # MySQL 8/9 have no ADD COLUMN IF NOT EXISTS: looked for first.
+        # A concurrent setup! may add it first.
         def add_owner_column
-          return unless query(Statements::HAS_OWNER_SQL).dig(0, 0).to_i.zero?
-
-          @connection.query(Statements::ADD_OWNER_SQL)
+          @connection.query(Statements::ADD_OWNER_SQL) if owner_column_missing?
         rescue Mysql2::Error => e
           raise unless e.error_number == Statements::DUPLICATE_COLUMN
         end
@@ -117,13 +102,15 @@ module LeaseMachines
       # A guard through ActiveRecord's mysql2 adapter: values written in (it binds
       # nothing without prepared statements), and no DDL inside a transaction.
       class ActiveRecordMySQLSession < ActiveRecordSession
-        include Reads
+        include SharedSession
+
+        INNODB_ADVICE = ""
 
         # A deadlock during the mark rolled back the whole transaction: when it was the
         # guard's own, nothing of the block ran and the guard runs again, up to
         # DEADLOCK_ATTEMPTS times in all; inside the caller's transaction it is raised.
         def guard(resource, token, owner = nil, &)
-          own = !@adapter.transaction_open?
+          own = !in_transaction?
           attempts = 1
           begin
             super
@@ -135,33 +122,19 @@ module LeaseMachines
           end
         end
 
-        def setup(sql)
-          if @adapter.transaction_open?
-            raise @failures.problem("setup! creates a table, which commits the open transaction in MySQL: run it " \
-                                    "outside a transaction")
-          end
-
-          statement { @adapter.execute(sql.lines.grep_v(/\A\s*--/).join) }
-          add_owner_column
-          engine = statement { @adapter.select_value(Statements::ENGINE_SQL, NAME) }
-          return if engine.to_s.casecmp?("InnoDB")
-
-          raise @failures.problem("the table #{TABLE} uses the #{engine.inspect} engine; fences need InnoDB")
-        end
+        def in_transaction? = @adapter.transaction_open?
 
         private
 
         # Raised through the guard's transaction (which rolls back); its cause is the StoreError.
         class DeadlockedMark < StandardError; end
 
-        def rows(sql)
-          statement { @adapter.select_rows(sql, NAME) }
-        end
+        def rows(sql) = statement { @adapter.select_rows(sql, NAME) }
+
+        def create(sql) = statement { @adapter.execute(sql.lines.grep_v(/\A\s*--/).join) }
 
         def add_owner_column
-          return unless statement { @adapter.select_value(Statements::HAS_OWNER_SQL, NAME) }.to_i.zero?
-
-          @adapter.execute(Statements::ADD_OWNER_SQL)
+          @adapter.execute(Statements::ADD_OWNER_SQL) if owner_column_missing?
         rescue ::ActiveRecord::StatementInvalid => e
           cause = e.cause
           duplicate = cause.is_a?(Mysql2::Error) && cause.error_number == Statements::DUPLICATE_COLUMN
