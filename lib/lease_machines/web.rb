@@ -5,7 +5,6 @@ require_relative "web/html"
 require_relative "web/views"
 require_relative "web/listing"
 require_relative "web/recent_events"
-require_relative "web/force_release"
 require_relative "web/pages"
 require_relative "web/request"
 require_relative "web/csrf"
@@ -47,10 +46,7 @@ module LeaseMachines
 
     def read_only? = @read_only
 
-    def who(env)
-      who = @who.call(env)
-      who.nil? || who.to_s.empty? ? "unknown" : who.to_s
-    end
+    def who(env) = @who.call(env).to_s.then { |who| who.empty? ? "unknown" : who }
 
     def call(env)
       request = Request.new(env)
