@@ -59,9 +59,7 @@ module LeaseMachines
       respond(request, @pages.message(frame, 400, e.message, nil), frame, nil)
     end
 
-    def inspect
-      "#<#{self.class.name} store=#{@store ? @store.inspect : '(configured)'}#{' read_only' if @read_only}>"
-    end
+    def inspect = "#<#{self.class.name} store=#{@store ? @store.inspect : '(configured)'}#{' read_only' if @read_only}>"
 
     private
 

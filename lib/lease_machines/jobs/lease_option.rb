@@ -90,8 +90,8 @@ module LeaseMachines
         end
         name = options.key?(:on_occupied) ? "on_occupied" : "on_conflict"
         choice = options.fetch(:on_conflict) { options.fetch(:on_occupied, :reschedule) }
-        choice = choice.to_sym if choice.is_a?(String)
-        aliases.fetch(choice) { checked_choice(choice, ON_CONFLICT + aliases.keys, name) }
+        choice = checked_choice(choice, ON_CONFLICT + aliases.keys, name)
+        aliases.fetch(choice, choice)
       end
 
       def checked_choice(choice, choices, name)

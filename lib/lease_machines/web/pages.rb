@@ -71,9 +71,7 @@ module LeaseMachines
 
       def not_found(frame) = message(frame, 404, "No such page.", nil)
 
-      def message(frame, status, text, link)
-        Page.new(status: status, title: text[0, 80], body: VIEWS.message(frame, text, link))
-      end
+      def message(frame, status, text, link) = Page.new(status:, title: text[0, 80], body: VIEWS.message(frame, text, link))
 
       def read_only(frame) = message(frame, 403, "This UI is read-only: nothing can be released from it.", nil)
 

@@ -30,9 +30,7 @@ module LeaseMachines
 
       def https? = @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
 
-      def params
-        @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
-      end
+      def params = @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
 
       def cookies
         @cookies ||= @env["HTTP_COOKIE"].to_s.split(/;\s*/).each_with_object({}) do |pair, cookies|
