@@ -21,10 +21,7 @@ module LeaseMachines
 
       def method = @env["REQUEST_METHOD"]
 
-      def path
-        path = @env["PATH_INFO"].to_s
-        path.empty? ? "/" : path
-      end
+      def path = @env["PATH_INFO"].to_s.then { |path| path.empty? ? "/" : path }
 
       def script_name = @env["SCRIPT_NAME"].to_s
 
