@@ -99,19 +99,15 @@ module LeaseMachines
       observe(:held, [family], payload[:held])
     end
 
-    def at_risk(_payload, family, _now) = count(:at_risk, [family])
-
     def lost(payload, family, _now)
       count(:lost, [family, payload[:reason]])
       observe(:held, [family], payload[:held])
     end
 
+    def at_risk(_payload, family, _now) = count(:at_risk, [family])
     def fenced(_payload, family, _now) = count(:fenced_holds, [family])
-
     def fence_refused(payload, family, _now) = count(:fence_refusals, [family, payload[:reason]])
-
     def elected(_payload, family, _now) = count(:elections, [family])
-
     def deposed(_payload, family, _now) = count(:depositions, [family])
   end
 end

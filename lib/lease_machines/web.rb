@@ -43,10 +43,9 @@ module LeaseMachines
     end
 
     def store = @store || LeaseMachines.configuration.store
-
     def read_only? = @read_only
-
     def who(env) = @who.call(env).to_s.then { |who| who.empty? ? "unknown" : who }
+    def inspect = "#<#{self.class.name} store=#{@store ? @store.inspect : '(configured)'}#{' read_only' if @read_only}>"
 
     def call(env)
       request = Request.new(env)
@@ -58,8 +57,6 @@ module LeaseMachines
       frame = frame(request, nil)
       respond(request, @pages.message(frame, 400, e.message, nil), frame, nil)
     end
-
-    def inspect = "#<#{self.class.name} store=#{@store ? @store.inspect : '(configured)'}#{' read_only' if @read_only}>"
 
     private
 

@@ -47,7 +47,6 @@ module LeaseMachines
       end
 
       def escape_label(value) = value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
-
       def escape_help(text) = text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
     end
   end

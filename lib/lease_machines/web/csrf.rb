@@ -27,9 +27,7 @@ module LeaseMachines
       end
 
       def cookie_value(request) = request.cookies[COOKIE].to_s[VALUE]
-
       def new_value = SecureRandom.urlsafe_base64(32)
-
       def field_for(value) = OpenSSL::HMAC.hexdigest("SHA256", @secret, value)
 
       def valid?(request)

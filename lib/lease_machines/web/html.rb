@@ -53,7 +53,6 @@ module LeaseMachines
       end
 
       def time(value) = value ? value.utc.strftime("%Y-%m-%d %H:%M:%S UTC") : "-"
-
       def expiry(status) = status.lease ? time(Time.at(0, status.lease.expires_at_ns, :nsec)) : "-"
     end
   end

@@ -68,11 +68,8 @@ module LeaseMachines
       end
 
       def layout(frame, page) = VIEWS.layout(frame, page.title, page.body)
-
       def not_found(frame) = message(frame, 404, "No such page.", nil)
-
       def message(frame, status, text, link) = Page.new(status:, title: text[0, 80], body: VIEWS.message(frame, text, link))
-
       def read_only(frame) = message(frame, 403, "This UI is read-only: nothing can be released from it.", nil)
 
       private

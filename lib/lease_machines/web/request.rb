@@ -20,13 +20,9 @@ module LeaseMachines
       end
 
       def method = @env["REQUEST_METHOD"]
-
       def path = @env["PATH_INFO"].to_s.then { |path| path.empty? ? "/" : path }
-
       def script_name = @env["SCRIPT_NAME"].to_s
-
       def https? = @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
-
       def params = @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
 
       def cookies
