@@ -114,7 +114,9 @@ module LeaseMachines
       # {Stores::Store#force_release}, told in the log and as a `force_released` event.
       def force_release(name, by)
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        before = @store.call.force_release(name) or return
+        before = @store.call.force_release(name)
+        return unless before
+
         lease = before.lease
         Logging.warning("lease_machines: #{Logging.subject(name, nil)} force-released from the web UI by " \
                         "#{by.inspect}: #{release_summary(before)}")
