@@ -15,7 +15,7 @@ module LeaseMachines
       @families = family == false ? nil : Families.new(family, max_families)
       @clock = clock
       @handovers = Handovers.new
-      @series = Catalog::METRICS.transform_values { {} }
+      @series = Catalog::METRICS.transform_values { |metric| metric.type == :counter ? Hash.new(0) : {} }
       @mutex = Mutex.new
     end
 
@@ -55,11 +55,9 @@ module LeaseMachines
       id = Catalog.id(name)
       wanted = labels.to_h { |key, label| [key.to_s, label.to_s] }
       found = Exposition.labelled(id, snapshot.fetch(id)).find { |series_labels, _| series_labels.to_h == wanted }
-      if found
-        found.last
-      else
-        (Catalog::METRICS.fetch(id).type == :counter ? 0 : nil)
-      end
+      return found.last if found
+
+      Catalog::METRICS.fetch(id).type == :counter ? 0 : nil
     end
 
     private
@@ -70,10 +68,7 @@ module LeaseMachines
       end
     end
 
-    def count(id, key)
-      series = @series.fetch(id)
-      series[key] = series.fetch(key, 0) + 1
-    end
+    def count(id, key) = @series.fetch(id)[key] += 1
 
     def observe(id, key, seconds)
       return unless seconds.is_a?(Numeric) && seconds.finite?
@@ -104,19 +99,15 @@ module LeaseMachines
       observe(:held, [family], payload[:held])
     end
 
-    def at_risk(_payload, family, _now) = count(:at_risk, [family])
-
     def lost(payload, family, _now)
       count(:lost, [family, payload[:reason]])
       observe(:held, [family], payload[:held])
     end
 
+    def at_risk(_payload, family, _now) = count(:at_risk, [family])
     def fenced(_payload, family, _now) = count(:fenced_holds, [family])
-
     def fence_refused(payload, family, _now) = count(:fence_refusals, [family, payload[:reason]])
-
     def elected(_payload, family, _now) = count(:elections, [family])
-
     def deposed(_payload, family, _now) = count(:depositions, [family])
   end
 end

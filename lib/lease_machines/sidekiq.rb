@@ -5,8 +5,6 @@ require "lease_machines"
 require_relative "jobs"
 require_relative "sidekiq/server_middleware"
 require_relative "sidekiq/client_middleware"
-require_relative "sidekiq/job_lease"
-require_relative "sidekiq/lease_declaration"
 
 module LeaseMachines
   # Sidekiq jobs that hold a lease while they run (docs/JOBS.md), through Sidekiq's public API (6.4, 7, 8).
@@ -26,6 +24,35 @@ module LeaseMachines
 
       def checked_option(declared, job_class)
         Jobs::LeaseOption.new(declared, aliases: ALIASES, owner: "#{job_class} sidekiq_options lease")
+      end
+    end
+
+    # `lease` inside a Sidekiq job: its {Runtime::Held}, set by the server middleware (nil when it declares none).
+    module JobLease
+      attr_writer :lease
+
+      def lease
+        held = @lease || LeaseMachines.current_lease
+        return held if held || Sidekiq.lease_option(self.class).nil?
+
+        raise NotLeasedError,
+              "#{self.class} declares a lease, but its perform was called directly, outside the middleware that " \
+              "holds it: run it through Sidekiq (perform_inline, or Sidekiq::Testing's inline! or drain with " \
+              "require \"lease_machines/sidekiq/testing\"), docs/JOBS.md"
+      end
+    end
+
+    # `sidekiq_options lease:`, checked when declared and kept on the class: the resource callable never reaches Redis.
+    module LeaseDeclaration
+      include Jobs::Declaration
+
+      def sidekiq_options(opts = {})
+        opts = opts.transform_keys(&:to_s)
+        if opts.key?("lease")
+          declared = opts.delete("lease")
+          @lease_machines_option = declared.nil? ? nil : Sidekiq.checked_option(declared, self)
+        end
+        super(opts)
       end
     end
   end

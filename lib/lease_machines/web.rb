@@ -5,7 +5,6 @@ require_relative "web/html"
 require_relative "web/views"
 require_relative "web/listing"
 require_relative "web/recent_events"
-require_relative "web/force_release"
 require_relative "web/pages"
 require_relative "web/request"
 require_relative "web/csrf"
@@ -44,13 +43,9 @@ module LeaseMachines
     end
 
     def store = @store || LeaseMachines.configuration.store
-
     def read_only? = @read_only
-
-    def who(env)
-      who = @who.call(env)
-      who.nil? || who.to_s.empty? ? "unknown" : who.to_s
-    end
+    def who(env) = @who.call(env).to_s.then { |who| who.empty? ? "unknown" : who }
+    def inspect = "#<#{self.class.name} store=#{@store ? @store.inspect : '(configured)'}#{' read_only' if @read_only}>"
 
     def call(env)
       request = Request.new(env)
@@ -61,10 +56,6 @@ module LeaseMachines
     rescue Request::BadRequest => e
       frame = frame(request, nil)
       respond(request, @pages.message(frame, 400, e.message, nil), frame, nil)
-    end
-
-    def inspect
-      "#<#{self.class.name} store=#{@store ? @store.inspect : '(configured)'}#{' read_only' if @read_only}>"
     end
 
     private

@@ -52,12 +52,10 @@ module LeaseMachines
 
       def occupied(option, resource, decision)
         case option.on_conflict
-        when :reschedule
-          retry_job(wait: option.reschedule_in * (1 + (rand / 5)))
+        when :reschedule then retry_job(wait: option.reschedule_in * (1 + (rand / 5)))
         when :discard
           logger.info("lease_machines: discarded #{self.class.name} #{job_id}: #{resource} is held (#{decision.reason})")
-        else
-          raise Occupied.new(resource: resource, decision: decision)
+        else raise Occupied.new(resource: resource, decision: decision)
         end
         nil
       end

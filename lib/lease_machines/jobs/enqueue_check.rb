@@ -8,10 +8,8 @@ module LeaseMachines
       def self.skip?(option, resource, tags:)
         return false unless option.on_enqueue == :skip_if_held && held?(option, resource)
 
-        if Events.listened?
-          Events.emit(:enqueue_skipped, { resource: resource, owner: nil, token: nil, status: :held, reason: nil,
-                                          duration: nil, tags: tags })
-        end
+        Events.emit(:enqueue_skipped, { resource: resource, owner: nil, token: nil, status: :held, reason: nil,
+                                        duration: nil, tags: tags })
         true
       end
 

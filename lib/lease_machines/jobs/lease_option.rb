@@ -46,13 +46,12 @@ module LeaseMachines
       private
 
       def check_spans(options)
-        @ttl = checked_seconds(options[:ttl], "ttl") { |value| Cadence.new(ttl: value, renew_after: value, warn_before: 0) }
-        @wait = checked_seconds(options.fetch(:wait, 0), "wait") { |value| non_negative(value, "wait") }
-        @reschedule_in = checked_seconds(options.fetch(:reschedule_in, 5), "reschedule_in") do |value|
-          non_negative(value, "reschedule_in")
+        @ttl = checked_seconds(options[:ttl], "ttl", positive: nil) do |ttl|
+          Cadence.new(ttl: ttl, renew_after: ttl, warn_before: 0)
         end
-        @max_hold = checked_seconds(options[:max_hold], "max_hold") do |value|
-          Runtime::Seconds.check(:max_hold, value, positive: true)
+        @wait = checked_seconds(options.fetch(:wait, 0), "wait")
+        @reschedule_in = checked_seconds(options.fetch(:reschedule_in, 5), "reschedule_in")
+        @max_hold = checked_seconds(options[:max_hold], "max_hold", positive: true) do |value|
           Cadence.new(ttl: @ttl, renew_after: @ttl, warn_before: 0, max_hold: value) if @ttl
         end
       end
@@ -71,20 +70,16 @@ module LeaseMachines
         Stores.resource_name(resource, argument: "#{@owner} resource")
       end
 
-      def checked_seconds(value, name)
+      # Seconds as `hold` checks them, then by the block; `positive: nil`: by the block alone (ttl:, by its Cadence).
+      def checked_seconds(value, name, positive: false)
         return nil if value.nil?
 
         value = Runtime::Seconds.plain(value)
-        yield value
+        Runtime::Seconds.check(name, value, positive: positive) unless positive.nil?
+        yield value if block_given?
         value
       rescue TypeError, RangeError, ArgumentError => e
         raise e.class, "#{@owner} #{name} must be seconds, got #{Stores.described(value)}: #{e.message}"
-      end
-
-      def non_negative(value, name)
-        return if value.is_a?(Numeric) && !value.is_a?(Complex) && value.real? && value.finite? && value >= 0
-
-        raise ArgumentError, "#{name} must be a finite number of seconds >= 0"
       end
 
       def checked_on_conflict(options, aliases)
@@ -95,8 +90,8 @@ module LeaseMachines
         end
         name = options.key?(:on_occupied) ? "on_occupied" : "on_conflict"
         choice = options.fetch(:on_conflict) { options.fetch(:on_occupied, :reschedule) }
-        choice = choice.to_sym if choice.is_a?(String)
-        aliases.fetch(choice) { checked_choice(choice, ON_CONFLICT + aliases.keys, name) }
+        choice = checked_choice(choice, ON_CONFLICT + aliases.keys, name)
+        aliases.fetch(choice, choice)
       end
 
       def checked_choice(choice, choices, name)

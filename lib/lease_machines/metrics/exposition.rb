@@ -40,15 +40,13 @@ module LeaseMachines
       end
 
       def number(value)
-        return value.to_s if value.is_a?(Integer)
-        return value.positive? ? "+Inf" : "-Inf" if value.infinite?
+        return value.to_s if value.is_a?(Integer) || value.finite?
         return "NaN" if value.nan?
 
-        value.to_s
+        value.positive? ? "+Inf" : "-Inf"
       end
 
       def escape_label(value) = value.to_s.gsub(/[\\"\n]/, "\\" => "\\\\", '"' => '\\"', "\n" => "\\n")
-
       def escape_help(text) = text.gsub(/[\\\n]/, "\\" => "\\\\", "\n" => "\\n")
     end
   end

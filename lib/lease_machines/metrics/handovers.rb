@@ -21,8 +21,6 @@ module LeaseMachines
         released_at = @released_at.delete(resource)
         released_at && [at - released_at, 0.0].max
       end
-
-      def size = @released_at.size
     end
   end
 end

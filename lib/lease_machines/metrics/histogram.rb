@@ -25,10 +25,9 @@ module LeaseMachines
         @bounds.zip(@counts).map { |bound, count| [bound, running += count] } << [Float::INFINITY, @count]
       end
 
-      def dup
-        copy = super
-        copy.instance_variable_set(:@counts, @counts.dup)
-        copy
+      def initialize_copy(source)
+        super
+        @counts = @counts.dup
       end
     end
   end

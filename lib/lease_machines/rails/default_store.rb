@@ -18,8 +18,11 @@ module LeaseMachines
           case ENGINES[adapter]
           when :postgres then Stores::Postgres.new(base)
           when :sqlite then Stores::SQLite.new(sqlite_path(config.database, root))
-          when :mysql then mysql(base, adapter)
-          else unknown(adapter)
+          when :mysql then Stores::MySQL.new(base)
+          else
+            raise NotConfiguredError, "lease_machines has no store for the #{adapter.inspect} adapter: set config.store " \
+                                      "in config/initializers/lease_machines.rb (PostgreSQL, MySQL, MariaDB and SQLite " \
+                                      "are supported)"
           end
         end
 
@@ -32,18 +35,6 @@ module LeaseMachines
           end
 
           File.expand_path(database.to_s, root.to_s)
-        end
-
-        def mysql(base, adapter)
-          return Stores::MySQL.new(base) if Stores.const_defined?(:MySQL) || Stores.autoload?(:MySQL)
-
-          unknown(adapter)
-        end
-
-        def unknown(adapter)
-          raise NotConfiguredError, "lease_machines has no store for the #{adapter.inspect} adapter: set config.store " \
-                                    "in config/initializers/lease_machines.rb (PostgreSQL, MySQL, MariaDB and SQLite " \
-                                    "are supported)"
         end
       end
     end

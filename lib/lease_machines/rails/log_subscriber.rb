@@ -11,9 +11,9 @@ module LeaseMachines
       INFO_EVENTS = %i[elected deposed enqueue_skipped].freeze
       SHOWN = %i[resource owner token status reason].freeze
 
-      DEBUG_EVENTS.each { |name| define_method(name) { |event| debug { line(name, event) } } }
-      WARN_EVENTS.each { |name| define_method(name) { |event| warn { line(name, event) } } }
-      INFO_EVENTS.each { |name| define_method(name) { |event| info { line(name, event) } } }
+      { debug: DEBUG_EVENTS, warn: WARN_EVENTS, info: INFO_EVENTS }.each do |level, names|
+        names.each { |name| define_method(name) { |event| send(level) { line(name, event) } } }
+      end
 
       private
 

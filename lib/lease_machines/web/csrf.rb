@@ -26,13 +26,8 @@ module LeaseMachines
         freeze
       end
 
-      def cookie_value(request)
-        value = request.cookies[COOKIE]
-        value if value&.match?(VALUE)
-      end
-
+      def cookie_value(request) = request.cookies[COOKIE].to_s[VALUE]
       def new_value = SecureRandom.urlsafe_base64(32)
-
       def field_for(value) = OpenSSL::HMAC.hexdigest("SHA256", @secret, value)
 
       def valid?(request)
@@ -44,8 +39,7 @@ module LeaseMachines
       end
 
       def set_cookie(value, request)
-        path = request.script_name
-        path = "/" unless path.match?(PATH)
+        path = request.script_name[PATH] || "/"
         "#{COOKIE}=#{value}; Path=#{path}; HttpOnly; SameSite=Lax#{'; Secure' if request.https?}"
       end
     end

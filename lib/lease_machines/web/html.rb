@@ -12,12 +12,9 @@ module LeaseMachines
       def h(value) = ERB::Util.html_escape(utf8(value.to_s))
 
       def utf8(text)
-        if text.encoding == Encoding::UTF_8 || text.encoding == Encoding::BINARY
-          text = text.dup.force_encoding(Encoding::UTF_8) unless text.encoding == Encoding::UTF_8
-          text.valid_encoding? ? text : text.scrub("\uFFFD")
-        else
-          text.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: "\uFFFD")
-        end
+        return text.dup.force_encoding(Encoding::UTF_8).scrub if [Encoding::UTF_8, Encoding::BINARY].include?(text.encoding)
+
+        text.encode(Encoding::UTF_8, invalid: :replace, undef: :replace)
       end
 
       def url(path, params = {})
@@ -34,8 +31,7 @@ module LeaseMachines
       end
 
       def holder(status)
-        label = status.label
-        return label unless label.nil? || label.empty?
+        return status.label unless status.label.to_s.empty?
 
         status.lease ? "owner #{status.lease.owner}" : "-"
       end
@@ -57,11 +53,7 @@ module LeaseMachines
       end
 
       def time(value) = value ? value.utc.strftime("%Y-%m-%d %H:%M:%S UTC") : "-"
-
-      def expiry(status)
-        lease = status.lease
-        lease ? time(Time.at(0, lease.expires_at_ns, :nsec)) : "-"
-      end
+      def expiry(status) = status.lease ? time(Time.at(0, status.lease.expires_at_ns, :nsec)) : "-"
     end
   end
 end

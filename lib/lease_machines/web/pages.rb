@@ -62,19 +62,14 @@ module LeaseMachines
                          ["Look again", frame.path("resource", "name" => status.name)])
           end
 
-          ForceRelease.run(@store.call, status.name, by: by)
+          force_release(status.name, by)
           Page.new(status: 303, title: "Released", location: frame.path("resource", "name" => status.name, "released" => 1))
         end
       end
 
       def layout(frame, page) = VIEWS.layout(frame, page.title, page.body)
-
       def not_found(frame) = message(frame, 404, "No such page.", nil)
-
-      def message(frame, status, text, link)
-        Page.new(status: status, title: text[0, 80], body: VIEWS.message(frame, text, link))
-      end
-
+      def message(frame, status, text, link) = Page.new(status:, title: text[0, 80], body: VIEWS.message(frame, text, link))
       def read_only(frame) = message(frame, 403, "This UI is read-only: nothing can be released from it.", nil)
 
       private
@@ -115,6 +110,28 @@ module LeaseMachines
       end
 
       def back(frame, name) = ["Back to #{name}", frame.path("resource", "name" => name)]
+
+      # {Stores::Store#force_release}, told in the log and as a `force_released` event.
+      def force_release(name, by)
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        before = @store.call.force_release(name)
+        return unless before
+
+        lease = before.lease
+        Logging.warning("lease_machines: #{Logging.subject(name, nil)} force-released from the web UI by " \
+                        "#{by.inspect}: #{release_summary(before)}")
+        Events.emit(:force_released, { resource: name, owner: lease&.owner, token: lease&.token,
+                                       status: lease ? :released : :free, reason: :forced, by: by,
+                                       duration: Process.clock_gettime(Process::CLOCK_MONOTONIC) - started })
+      end
+
+      def release_summary(before)
+        lease = before.lease
+        return "it had no lease (last issued #{before.last_issued || '-'})" unless lease
+
+        "cleared the lease of owner #{lease.owner} (token #{lease.token}); last issued stays " \
+          "#{before.last_issued}, so the next grant gets a greater token and the old holder is fenced"
+      end
     end
   end
 end

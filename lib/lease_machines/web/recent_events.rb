@@ -11,25 +11,16 @@ module LeaseMachines
       SHARED_LOCK = Mutex.new
       private_constant :SHARED_LOCK
 
-      def self.shared = SHARED_LOCK.synchronize { @shared ||= new(CAPACITY).install }
+      def self.shared = SHARED_LOCK.synchronize { @shared ||= new(CAPACITY).tap { |events| LeaseMachines.subscribe(events) } }
 
       attr_reader :since, :capacity
 
       def initialize(capacity)
-        unless capacity.is_a?(Integer) && capacity.positive?
-          raise ArgumentError, "capacity must be a positive Integer, got #{capacity.inspect}"
-        end
-
         @capacity = capacity
         @entries = []
         @next = 0
         @lock = Mutex.new
         @since = Time.now
-      end
-
-      def install
-        LeaseMachines.subscribe(self)
-        self
       end
 
       def call(name, payload)

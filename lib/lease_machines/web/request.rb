@@ -20,19 +20,10 @@ module LeaseMachines
       end
 
       def method = @env["REQUEST_METHOD"]
-
-      def path
-        path = @env["PATH_INFO"].to_s
-        path.empty? ? "/" : path
-      end
-
+      def path = @env["PATH_INFO"].to_s.then { |path| path.empty? ? "/" : path }
       def script_name = @env["SCRIPT_NAME"].to_s
-
       def https? = @env["HTTPS"] == "on" || @env["rack.url_scheme"] == "https"
-
-      def params
-        @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
-      end
+      def params = @params ||= decode(@env["QUERY_STRING"].to_s, "query").merge(form)
 
       def cookies
         @cookies ||= @env["HTTP_COOKIE"].to_s.split(/;\s*/).each_with_object({}) do |pair, cookies|

@@ -87,9 +87,7 @@ module LeaseMachines
 
       # Sidekiq 7.3: `Sidekiq::Web.register(extension, name:, tab:, index:)` adds the tab and calls `registered`.
       module Sidekiq7
-        def self.register(extension, tab:, index:)
-          ::Sidekiq::Web.register(extension, name: "lease_machines", tab: tab, index: index)
-        end
+        def self.register(extension, tab:, index:) = ::Sidekiq::Web.register(extension, name: "lease_machines", tab:, index:)
       end
 
       # Sidekiq 8: `Sidekiq::Web.configure`, before the first request (Sidekiq freezes its configuration then).
