@@ -171,21 +171,18 @@ module LeaseMachines
       end
 
       def read_status(name)
-        values = query(labelled_for_reading? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name]).values.first
-        return nil if values.nil? || values[1].nil?
-
-        status_from(values)
+        values = status_rows(STATUS_SQL, [name]).first
+        values && status_from(values)
       end
 
-      def read_statuses
-        rows = query(labelled_for_reading? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
-      end
+      def read_statuses = statuses_from(status_rows(STATUSES_SQL, []))
+      def read_statuses_of(names) = statuses_from(status_rows(STATUSES_OF_SQL, [TEXT_ARRAY.encode(names)]))
+      def statuses_from(rows) = readable_statuses(rows, name_at: 1) { |values| status_from(values) }
 
-      def read_statuses_of(names)
-        sql = labelled_for_reading? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL
-        rows = query(sql, [TEXT_ARRAY.encode(names)]).values.reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      # The rows that exist (the LEFT JOIN gives one with no name when none does).
+      def status_rows(sql, params)
+        sql = UNLABELLED_SQL.fetch(sql) unless labelled_for_reading?
+        query(sql, params).values.reject { |values| values[1].nil? }
       end
 
       def read_names = query(NAMES_SQL, []).column_values(0)
