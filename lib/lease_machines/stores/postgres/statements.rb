@@ -61,9 +61,11 @@ module LeaseMachines
                        "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
       CAS_NOTIFY_LABELLED_SQL = "WITH written AS (#{CAS_LABELLED_SQL} RETURNING name) " \
                                 "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
+      # Each fast-path write's variant that writes the label too, as its last parameter.
+      LABELLED_OF = { CAS_SQL => CAS_LABELLED_SQL, CAS_UNLESS_LOCKED_SQL => CAS_UNLESS_LOCKED_LABELLED_SQL,
+                      CREATE_SQL => CREATE_LABELLED_SQL, CAS_NOTIFY_SQL => CAS_NOTIFY_LABELLED_SQL }.compare_by_identity.freeze
       # Statements whose last parameter is the label (text; the others after the name are decimals).
-      LABELLED_SQL = [CAS_LABELLED_SQL, CAS_UNLESS_LOCKED_LABELLED_SQL, CREATE_LABELLED_SQL, CAS_NOTIFY_LABELLED_SQL]
-                     .to_h { |sql| [sql, true] }.compare_by_identity.freeze
+      LABELLED_SQL = LABELLED_OF.values.to_h { |sql| [sql, true] }.compare_by_identity.freeze
 
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
                        "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text, " \
