@@ -35,10 +35,7 @@ module LeaseMachines
         freeze
       end
 
-      def summary(error)
-        summary = @driver.summary
-        summary ? summary.call(error) : error.message
-      end
+      def summary(error) = @driver.summary ? @driver.summary.call(error) : error.message
 
       # A driver error ended the call before anything committed; `state` nil for a read.
       def failed(error, state = ROLLED_BACK)
@@ -87,17 +84,13 @@ module LeaseMachines
         rescue StoreError
           settled = true
           raise
-        rescue StandardError => e
+        rescue StandardError, Deadline::Exceeded => e
           settled = true
           if connection.refused?(e)
             connection.roll_back
             raise refused(what, e)
           end
 
-          connection.recover
-          raise unknown(what, e)
-        rescue Deadline::Exceeded => e
-          settled = true
           connection.recover
           raise unknown(what, e)
         ensure
@@ -128,10 +121,7 @@ module LeaseMachines
                                 "#{self.class::UNKNOWN}")
       end
 
-      def hint(error)
-        hint = @driver.hint
-        hint ? hint.call(error) : ""
-      end
+      def hint(error) = @driver.hint ? @driver.hint.call(error) : ""
 
       def refused(what, error)
         return StoreError.new("#{@label} refused #{what}, nothing was committed: #{summary(error)}#{hint(error)}") if @server

@@ -53,11 +53,7 @@ module LeaseMachines
       def shown_sql(row) = "CASE WHEN #{row}#{TOKEN_COLUMN} = #{row}lease_token THEN #{row}#{COLUMN} END"
 
       # A stored label as {Status#label} gives it: UTF-8, an invalid byte (a hand edit) scrubbed, frozen.
-      def read(value)
-        return nil if value.nil?
-
-        -value.dup.force_encoding(Encoding::UTF_8).scrub
-      end
+      def read(value) = value && -value.dup.force_encoding(Encoding::UTF_8).scrub
     end
   end
 end

@@ -121,20 +121,11 @@ module LeaseMachines
         transaction { |tx| decided_in(tx, name, request, label) }
       end
 
-      def committed_checkpoint(name)
-        status = read_status(name)
-        return Native.row_checkpoint(name, nil) unless status
-
-        status.checkpoint
-      end
+      def committed_checkpoint(name) = read_status(name)&.checkpoint || Native.row_checkpoint(name, nil)
 
       # @api private: whether the table has the label's column, asked once (again after setup!): a table
       # made before the column existed keeps working, unlabelled.
-      def labelled?
-        return @labelled unless @labelled.nil?
-
-        @labelled = label_columns?
-      end
+      def labelled? = @labelled.nil? ? (@labelled = label_columns?) : @labelled
 
       def stored_label(label) = labelled? ? label : HolderLabel::UNSTORED
 
@@ -143,9 +134,7 @@ module LeaseMachines
       # {#labelled?} before a read: a server engine tells a failure to ask as a read's.
       def labelled_for_reading? = labelled?
 
-      def schema_changed
-        @labelled = nil
-      end
+      def schema_changed = (@labelled = nil)
 
       def within(deadline, &)
         deadline ? deadline.run(@failures, &) : yield

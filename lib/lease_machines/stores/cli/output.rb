@@ -27,16 +27,13 @@ module LeaseMachines
         def usage_error(message, usage)
           warn(message)
           @err.puts usage
+          EXIT_USAGE
         end
 
         def failure(message, status)
           @out.puts JSON.generate({ error: message, exit_status: status }) if @json
           warn(message)
           status
-        end
-
-        def interrupted
-          @err.puts "lease_machines: interrupted"
         end
 
         # `entries`: Statuses, and [name, StoreError] for rows that cannot be read.
@@ -64,12 +61,9 @@ module LeaseMachines
         end
 
         def durability(durability)
-          if @json
-            @out.puts JSON.pretty_generate({ engine: durability.engine, verdict: durability.verdict,
-                                             meaning: durability.meaning, reasons: durability.reasons,
-                                             settings: durability.settings })
-            return
-          end
+          fields = %i[engine verdict meaning reasons settings].to_h { |field| [field, durability.public_send(field)] }
+          return @out.puts(JSON.pretty_generate(fields)) if @json
+
           @out.puts "#{durability.engine}: #{durability.verdict}: #{durability.meaning}"
           durability.reasons.each { |reason| @out.puts "  because #{reason}" }
           durability.settings.each { |name, value| @out.puts "  #{name} = #{value}" }
