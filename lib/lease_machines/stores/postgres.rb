@@ -69,10 +69,7 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
-      def durability
-        values = query(DURABILITY_SQL, []).values.first
-        Durability.postgres(DURABILITY_SETTINGS.zip(values).to_h)
-      end
+      def durability = Durability.postgres(DURABILITY_SETTINGS.zip(query(DURABILITY_SQL, []).values.first).to_h)
 
       # Creates the table when it is missing (idempotent; safe to race). @return [self]
       def setup!
@@ -112,12 +109,8 @@ module LeaseMachines
       end
 
       def missing_table_hint
-        store_class = self.class
-        lambda do |error|
-          return "" unless error.is_a?(PG::UndefinedTable)
-
-          "; create the table with store.setup! (or run #{store_class}::SCHEMA_SQL in a migration)"
-        end
+        hint = "; create the table with store.setup! (or run #{self.class}::SCHEMA_SQL in a migration)"
+        ->(error) { error.is_a?(PG::UndefinedTable) ? hint : "" }
       end
 
       def milliseconds(seconds, option)

@@ -26,9 +26,7 @@ module LeaseMachines
         end
 
         # From now on a write that keeps the label waits for #write_deferred (one UPDATE for all).
-        def defer_writes
-          @deferred = {}
-        end
+        def defer_writes = (@deferred = {})
 
         def write_deferred
           return if @deferred.nil? || @deferred.empty?

@@ -65,7 +65,7 @@ module LeaseMachines
           conn = @connection
           return if conn.finished?
 
-          if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
+          if broken?
             recover
           elsif conn.transaction_status != IDLE
             conn.exec("ROLLBACK")
