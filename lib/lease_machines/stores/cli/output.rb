@@ -20,9 +20,7 @@ module LeaseMachines
 
         def puts(text) = @out.puts(text)
 
-        def warn(message)
-          @err.puts "lease_machines: #{message}"
-        end
+        def warn(message) = @err.puts("lease_machines: #{message}")
 
         def usage_error(message, usage)
           warn(message)

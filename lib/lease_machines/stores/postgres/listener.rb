@@ -104,15 +104,11 @@ module LeaseMachines
           end
         end
 
-        def heard(payload)
-          name = payload.dup.force_encoding(Encoding::UTF_8)
-          @lock.synchronize { @seen[name] += 1 }
-        end
+        def heard(payload) = @lock.synchronize { @seen[payload.dup.force_encoding(Encoding::UTF_8)] += 1 }
 
         def connection
           pair = @session.current
-          session = pair.first
-          raise PG::ConnectionBad, "the listening connection is closed" if session.connection.finished?
+          raise PG::ConnectionBad, "the listening connection is closed" if pair.first.connection.finished?
 
           pair
         end
