@@ -77,9 +77,8 @@ module LeaseMachines
 
         # The argument's bytes as UTF-8 when they are, else binary (OptionParser matches it; the name check refuses it).
         def as_utf8(arg)
-          arg = arg.to_s.dup
-          utf8 = arg.force_encoding(Encoding::UTF_8)
-          utf8.valid_encoding? ? utf8 : arg.force_encoding(Encoding::BINARY)
+          arg = arg.to_s.dup.force_encoding(Encoding::UTF_8)
+          arg.valid_encoding? ? arg : arg.force_encoding(Encoding::BINARY)
         end
 
         def parser
