@@ -69,9 +69,10 @@ module LeaseMachines
           connection.roll_back unless settled
         end
         answer = committing("COMMIT", connection) { connection.commit }
-        raise rolled_back_at_commit(answer) if answer
+        return value unless answer
 
-        value
+        raise StoreError, "#{@label} answered #{answer} to COMMIT (a statement in the transaction had failed): " \
+                          "nothing was committed"
       end
 
       # Runs the committing statement: refused is StoreError; anything else (an interrupt too) is outcome
@@ -137,11 +138,6 @@ module LeaseMachines
 
         happened = @server ? "was interrupted" : "failed"
         OutcomeUnknownError.new("#{@label}: #{what} #{happened} (#{error.class}: #{error.message}), #{UNKNOWN}")
-      end
-
-      def rolled_back_at_commit(answer)
-        StoreError.new("#{@label} answered #{answer} to COMMIT (a statement in the transaction had failed): " \
-                       "nothing was committed")
       end
     end
   end

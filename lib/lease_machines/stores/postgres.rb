@@ -42,7 +42,8 @@ module LeaseMachines
         @begin_sql = "BEGIN ISOLATION LEVEL READ COMMITTED"
         @begin_sql += "; SET LOCAL lock_timeout = #{lock_timeout_ms}" if lock_timeout_ms
         @begin_sql += "; SET LOCAL statement_timeout = #{@statement_timeout_ms}" if @statement_timeout_ms
-        driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: missing_table_hint)
+        hint = missing_table_hint { |error| error.is_a?(PG::UndefinedTable) }
+        driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: hint)
         @failures = Failures.new("PostgreSQL", driver: driver, server: true)
         statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures,
                                             labelled: -> { @labelled == true })
@@ -106,11 +107,6 @@ module LeaseMachines
           settings = @connections.with { |session| session.connection.conninfo_hash }
           PG.connect(settings.reject { |_key, value| value.nil? || value.to_s.empty? })
         end
-      end
-
-      def missing_table_hint
-        hint = "; create the table with store.setup! (or run #{self.class}::SCHEMA_SQL in a migration)"
-        ->(error) { error.is_a?(PG::UndefinedTable) ? hint : "" }
       end
 
       def milliseconds(seconds, option)

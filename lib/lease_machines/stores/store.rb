@@ -136,6 +136,12 @@ module LeaseMachines
 
       def schema_changed = (@labelled = nil)
 
+      # A server engine's Failures::Driver hint: how to create the table, for the errors `missing_table` says lack it.
+      def missing_table_hint(&missing_table)
+        hint = "; create the table with store.setup! (or run #{self.class}::SCHEMA_SQL in a migration)"
+        ->(error) { missing_table.call(error) ? hint : "" }
+      end
+
       def within(deadline, &)
         deadline ? deadline.run(@failures, &) : yield
       end

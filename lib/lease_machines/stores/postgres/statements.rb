@@ -75,9 +75,7 @@ module LeaseMachines
                      "ORDER BY r.name COLLATE \"C\"".freeze
       STATUSES_OF_SQL = STATUSES_SQL.sub("ON true", "ON r.name = ANY($1::text[])").freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name COLLATE \"C\"".freeze
-      # Each status read as a table made before the label's columns reads it.
-      UNLABELLED_SQL = [STATUS_SQL, STATUSES_SQL, STATUSES_OF_SQL]
-                       .to_h { |sql| [sql, sql.sub(HolderLabel.shown_sql("r."), "NULL").freeze] }.compare_by_identity.freeze
+      UNLABELLED_SQL = HolderLabel.unlabelled([STATUS_SQL, STATUSES_SQL, STATUSES_OF_SQL], "r.")
       # The table's column count (through the search_path), and how many are the label's.
       LABEL_COLUMNS_SQL = "SELECT count(*)::text, (count(*) FILTER (WHERE attname IN ('#{HolderLabel::COLUMN}', " \
                           "'#{HolderLabel::TOKEN_COLUMN}')))::text FROM pg_attribute " \
