@@ -36,26 +36,20 @@ module LeaseMachines
 
         # `entries`: Statuses, and [name, StoreError] for rows that cannot be read.
         def statuses(entries)
-          if @json
-            @out.puts JSON.pretty_generate(entries.map { |entry| status_hash(entry) })
-          elsif entries.empty?
-            @out.puts "no resources"
-          else
-            table(entries)
-          end
+          return @out.puts(JSON.pretty_generate(entries.map { |entry| status_hash(entry) })) if @json
+          return @out.puts("no resources") if entries.empty?
+
+          table(entries)
         end
 
         def released(name, before)
           lease = before.lease
-          if @json
-            @out.puts JSON.pretty_generate(release_hash(name, before))
-          elsif lease
-            @out.puts "released #{name}: cleared the lease of #{holder(before)} (token #{lease.token}, " \
-                      "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
-                      "grant gets a greater token"
-          else
-            @out.puts "#{name} has no lease to release (last issued #{before.last_issued || '-'})"
-          end
+          return @out.puts(JSON.pretty_generate(release_hash(name, before))) if @json
+          return @out.puts("#{name} has no lease to release (last issued #{before.last_issued || '-'})") unless lease
+
+          @out.puts "released #{name}: cleared the lease of #{holder(before)} (token #{lease.token}, " \
+                    "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
+                    "grant gets a greater token"
         end
 
         def durability(durability)
