@@ -52,10 +52,7 @@ module LeaseMachines
           conn.set_default_encoding
         end
 
-        def idle?
-          conn = @connection
-          !conn.finished? && conn.status == PG::CONNECTION_OK && conn.transaction_status == IDLE
-        end
+        def idle? = !@connection.finished? && @connection.status == PG::CONNECTION_OK && @connection.transaction_status == IDLE
 
         # The server answered `error` and the connection is idle: refused, nothing committed.
         def refused?(error) = error.is_a?(PG::Error) && !error.result.nil? && idle?
