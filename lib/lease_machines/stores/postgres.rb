@@ -118,8 +118,12 @@ module LeaseMachines
       end
 
       # An operator's read, bounded by statement_timeout when set (its one parameter quoted by libpq).
-      def query(sql, params)
-        unconverted_query(sql, params)
+      def query(sql, params) = reading { unconverted_query(sql, params) }
+      def labelled_for_reading? = reading { labelled? }
+
+      # A driver failure told as a read's.
+      def reading
+        yield
       rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.failed(e, nil)
       end
@@ -132,12 +136,6 @@ module LeaseMachines
           inlined = sql.sub("$1") { params.empty? ? "$1" : conn.escape_literal(params.fetch(0)) }
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; #{inlined}")
         end
-      end
-
-      def labelled_for_reading?
-        labelled?
-      rescue PG::Error, IOError => e
-        raise @failures.failed(e, nil)
       end
 
       DURABILITY_SETTINGS = %w[synchronous_commit synchronous_standby_names fsync in_recovery sync_standbys
