@@ -62,9 +62,7 @@ module LeaseMachines
           value = yield
           settled = true
         rescue @driver.error => e
-          settled = true
-          connection.roll_back
-          raise failed(e)
+          raise failed(e) # rolled back by the `ensure`
         ensure
           connection.roll_back unless settled
         end
@@ -86,14 +84,11 @@ module LeaseMachines
           settled = true
           raise
         rescue StandardError, Deadline::Exceeded => e
-          settled = true
-          if connection.refused?(e)
-            connection.roll_back
-            raise refused(what, e)
-          end
+          raise unknown(what, e) unless connection.refused?(e) # recovered by the `ensure`
 
-          connection.recover
-          raise unknown(what, e)
+          settled = true
+          connection.roll_back
+          raise refused(what, e)
         ensure
           connection.recover unless settled
         end
