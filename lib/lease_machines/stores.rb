@@ -23,7 +23,6 @@ end
 
 require_relative "stores/resource_name"
 require_relative "stores/holder_label"
-require_relative "stores/connection_kind"
 require_relative "stores/status"
 require_relative "stores/failures"
 require_relative "stores/deadline"

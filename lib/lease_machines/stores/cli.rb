@@ -37,27 +37,22 @@ module LeaseMachines
 
       def run
         invocation = @arguments.parse
-        return info(invocation) unless invocation.is_a?(Arguments::Invocation)
+        unless invocation.is_a?(Arguments::Invocation)
+          @output.puts(invocation) # --help or --version
+          return EXIT_OK
+        end
 
         @output.json = invocation.json
         Commands.new(invocation, @output).run
       rescue UsageError, OptionParser::ParseError => e
         @output.usage_error(e.message, Arguments::USAGE)
-        EXIT_USAGE
       rescue NotFoundError => e
         @output.failure(e.message, EXIT_NOT_FOUND)
       rescue StoreError, SystemCallError => e
         @output.failure(e.message, EXIT_UNAVAILABLE)
       rescue Interrupt
-        @output.interrupted
+        @output.warn("interrupted")
         EXIT_INTERRUPTED
-      end
-
-      private
-
-      def info(text)
-        @output.puts(text)
-        EXIT_OK
       end
     end
   end

@@ -12,9 +12,8 @@ module LeaseMachines
       class Exceeded < Exception; end # rubocop:disable Lint/InheritException
 
       def self.from(seconds)
-        return nil if seconds.nil?
-
-        new(Runtime::Seconds.check(:timeout, Runtime::Seconds.plain(seconds), positive: true).to_f)
+        seconds = Runtime::Seconds.optional(:timeout, Runtime::Seconds.plain(seconds), positive: true)
+        seconds && new(seconds.to_f)
       end
 
       attr_reader :seconds

@@ -97,18 +97,16 @@ module LeaseMachines
 
       def self.mysql_semi_sync_gaps(semi, wait_no_replica)
         timeout = semi.call("timeout").to_s
-        [(if semi.call("status") != "ON"
-            "semi-synchronous replication has fallen back to asynchronous (its status is OFF): grants " \
-              "acknowledged now are on no replica"
-          end),
-         (unless timeout.match?(/\A\d+\z/) && Integer(timeout, 10) >= SEMI_SYNC_NEVER_MS
-            "semi-sync falls back to async after #{timeout} ms (rpl_semi_sync_master_timeout) without a " \
-              "replica's answer, and tells no client: acknowledged grants can be lost"
-          end),
-         ("rpl_semi_sync_master_wait_no_slave = OFF: with no replica connected it does not wait" if wait_no_replica != "ON"),
-         (if semi.call("wait_point") != "AFTER_SYNC"
-            "wait point #{semi.call('wait_point')}: other sessions read a grant before a replica has it"
-          end)].compact
+        {
+          "semi-synchronous replication has fallen back to asynchronous (its status is OFF): grants acknowledged " \
+          "now are on no replica" => semi.call("status") != "ON",
+          "semi-sync falls back to async after #{timeout} ms (rpl_semi_sync_master_timeout) without a replica's " \
+          "answer, and tells no client: acknowledged grants can be lost" =>
+            !(timeout.match?(/\A\d+\z/) && Integer(timeout, 10) >= SEMI_SYNC_NEVER_MS),
+          "rpl_semi_sync_master_wait_no_slave = OFF: with no replica connected it does not wait" => wait_no_replica != "ON",
+          "wait point #{semi.call('wait_point')}: other sessions read a grant before a replica has it" =>
+            semi.call("wait_point") != "AFTER_SYNC"
+        }.select { |_gap, open| open }.keys
       end
       private_class_method :mysql_semi_sync_gaps
 

@@ -16,15 +16,8 @@ module LeaseMachines
       end
 
       # `label`: the holder's own words, kept with the lease for operators ({HolderLabel.check}).
-      def acquire(owner:, ttl:, now: nil, label: nil)
-        request = Native::Request.acquire(owner, now, ttl)
-        @store.signed(@name, decide(request, HolderLabel.check(label)))
-      end
-
-      def reacquire(owner:, ttl:, now: nil, label: nil)
-        request = Native::Request.reacquire(owner, now, ttl)
-        @store.signed(@name, decide(request, HolderLabel.check(label)))
-      end
+      def acquire(owner:, ttl:, now: nil, label: nil) = granted(Native::Request.acquire(owner, now, ttl), label)
+      def reacquire(owner:, ttl:, now: nil, label: nil) = granted(Native::Request.reacquire(owner, now, ttl), label)
 
       def renew(owner:, token:, ttl:, now: nil) = @store.signed(@name, decide(Native::Request.renew(owner, token, now, ttl)))
       def release(owner:, token:, now: nil) = decide(Native::Request.release(owner, token, now))
@@ -36,6 +29,8 @@ module LeaseMachines
       alias to_s inspect
 
       private
+
+      def granted(request, label) = @store.signed(@name, decide(request, HolderLabel.check(label)))
 
       def decide(request, label = nil)
         @store.ensure_durable

@@ -35,10 +35,7 @@ module LeaseMachines
         freeze
       end
 
-      def summary(error)
-        summary = @driver.summary
-        summary ? summary.call(error) : error.message
-      end
+      def summary(error) = @driver.summary ? @driver.summary.call(error) : error.message
 
       # A driver error ended the call before anything committed; `state` nil for a read.
       def failed(error, state = ROLLED_BACK)
@@ -65,16 +62,15 @@ module LeaseMachines
           value = yield
           settled = true
         rescue @driver.error => e
-          settled = true
-          connection.roll_back
-          raise failed(e)
+          raise failed(e) # rolled back by the `ensure`
         ensure
           connection.roll_back unless settled
         end
         answer = committing("COMMIT", connection) { connection.commit }
-        raise rolled_back_at_commit(answer) if answer
+        return value unless answer
 
-        value
+        raise StoreError, "#{@label} answered #{answer} to COMMIT (a statement in the transaction had failed): " \
+                          "nothing was committed"
       end
 
       # Runs the committing statement: refused is StoreError; anything else (an interrupt too) is outcome
@@ -87,19 +83,12 @@ module LeaseMachines
         rescue StoreError
           settled = true
           raise
-        rescue StandardError => e
-          settled = true
-          if connection.refused?(e)
-            connection.roll_back
-            raise refused(what, e)
-          end
+        rescue StandardError, Deadline::Exceeded => e
+          raise unknown(what, e) unless connection.refused?(e) # recovered by the `ensure`
 
-          connection.recover
-          raise unknown(what, e)
-        rescue Deadline::Exceeded => e
           settled = true
-          connection.recover
-          raise unknown(what, e)
+          connection.roll_back
+          raise refused(what, e)
         ensure
           connection.recover unless settled
         end
@@ -128,10 +117,7 @@ module LeaseMachines
                                 "#{self.class::UNKNOWN}")
       end
 
-      def hint(error)
-        hint = @driver.hint
-        hint ? hint.call(error) : ""
-      end
+      def hint(error) = @driver.hint ? @driver.hint.call(error) : ""
 
       def refused(what, error)
         return StoreError.new("#{@label} refused #{what}, nothing was committed: #{summary(error)}#{hint(error)}") if @server
@@ -147,11 +133,6 @@ module LeaseMachines
 
         happened = @server ? "was interrupted" : "failed"
         OutcomeUnknownError.new("#{@label}: #{what} #{happened} (#{error.class}: #{error.message}), #{UNKNOWN}")
-      end
-
-      def rolled_back_at_commit(answer)
-        StoreError.new("#{@label} answered #{answer} to COMMIT (a statement in the transaction had failed): " \
-                       "nothing was committed")
       end
     end
   end

@@ -52,12 +52,14 @@ module LeaseMachines
       # write it must not show the last holder's as the new one's).
       def shown_sql(row) = "CASE WHEN #{row}#{TOKEN_COLUMN} = #{row}lease_token THEN #{row}#{COLUMN} END"
 
-      # A stored label as {Status#label} gives it: UTF-8, an invalid byte (a hand edit) scrubbed, frozen.
-      def read(value)
-        return nil if value.nil?
-
-        -value.dup.force_encoding(Encoding::UTF_8).scrub
+      # Each of `statements` (showing the label with `row`'s prefix) as a table made before the label's columns
+      # reads it, looked up by identity.
+      def unlabelled(statements, row)
+        statements.to_h { |sql| [sql, sql.sub(shown_sql(row), "NULL").freeze] }.compare_by_identity.freeze
       end
+
+      # A stored label as {Status#label} gives it: UTF-8, an invalid byte (a hand edit) scrubbed, frozen.
+      def read(value) = value && -value.dup.force_encoding(Encoding::UTF_8).scrub
     end
   end
 end

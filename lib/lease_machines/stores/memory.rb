@@ -23,9 +23,7 @@ module LeaseMachines
       def setup! = self
       def close = nil
 
-      def transaction(&)
-        @database.transaction(&)
-      end
+      def transaction(&) = @database.transaction(&)
 
       def clock_ms = @database.clock_ms
       def labelled? = true

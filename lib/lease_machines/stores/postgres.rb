@@ -42,7 +42,8 @@ module LeaseMachines
         @begin_sql = "BEGIN ISOLATION LEVEL READ COMMITTED"
         @begin_sql += "; SET LOCAL lock_timeout = #{lock_timeout_ms}" if lock_timeout_ms
         @begin_sql += "; SET LOCAL statement_timeout = #{@statement_timeout_ms}" if @statement_timeout_ms
-        driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: missing_table_hint)
+        hint = missing_table_hint { |error| error.is_a?(PG::UndefinedTable) }
+        driver = Failures::Driver.new(error: PG::Error, summary: SUMMARY, hint: hint)
         @failures = Failures.new("PostgreSQL", driver: driver, server: true)
         statements = PreparedStatements.new(@prepared, lock_timeout_ms, @statement_timeout_ms, @failures,
                                             labelled: -> { @labelled == true })
@@ -69,10 +70,7 @@ module LeaseMachines
         raise @failures.unavailable(e)
       end
 
-      def durability
-        values = query(DURABILITY_SQL, []).values.first
-        Durability.postgres(DURABILITY_SETTINGS.zip(values).to_h)
-      end
+      def durability = Durability.postgres(DURABILITY_SETTINGS.zip(query(DURABILITY_SQL, []).values.first).to_h)
 
       # Creates the table when it is missing (idempotent; safe to race). @return [self]
       def setup!
@@ -111,15 +109,6 @@ module LeaseMachines
         end
       end
 
-      def missing_table_hint
-        store_class = self.class
-        lambda do |error|
-          return "" unless error.is_a?(PG::UndefinedTable)
-
-          "; create the table with store.setup! (or run #{store_class}::SCHEMA_SQL in a migration)"
-        end
-      end
-
       def milliseconds(seconds, option)
         unless seconds.is_a?(Numeric) && seconds.real? && seconds.finite? && seconds.positive?
           raise ArgumentError, "#{option} must be a positive number of seconds or nil, got #{seconds.inspect}"
@@ -129,8 +118,12 @@ module LeaseMachines
       end
 
       # An operator's read, bounded by statement_timeout when set (its one parameter quoted by libpq).
-      def query(sql, params)
-        unconverted_query(sql, params)
+      def query(sql, params) = reading { unconverted_query(sql, params) }
+      def labelled_for_reading? = reading { labelled? }
+
+      # A driver failure told as a read's.
+      def reading
+        yield
       rescue PG::Error, IOError => e # IOError: the driver's socket was closed under it
         raise @failures.failed(e, nil)
       end
@@ -143,12 +136,6 @@ module LeaseMachines
           inlined = sql.sub("$1") { params.empty? ? "$1" : conn.escape_literal(params.fetch(0)) }
           conn.exec("SET LOCAL statement_timeout = #{@statement_timeout_ms}; #{inlined}")
         end
-      end
-
-      def labelled_for_reading?
-        labelled?
-      rescue PG::Error, IOError => e
-        raise @failures.failed(e, nil)
       end
 
       DURABILITY_SETTINGS = %w[synchronous_commit synchronous_standby_names fsync in_recovery sync_standbys
@@ -171,21 +158,18 @@ module LeaseMachines
       end
 
       def read_status(name)
-        values = query(labelled_for_reading? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name]).values.first
-        return nil if values.nil? || values[1].nil?
-
-        status_from(values)
+        values = status_rows(STATUS_SQL, [name]).first
+        values && status_from(values)
       end
 
-      def read_statuses
-        rows = query(labelled_for_reading? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, []).values.reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
-      end
+      def read_statuses = statuses_from(status_rows(STATUSES_SQL, []))
+      def read_statuses_of(names) = statuses_from(status_rows(STATUSES_OF_SQL, [TEXT_ARRAY.encode(names)]))
+      def statuses_from(rows) = readable_statuses(rows, name_at: 1) { |values| status_from(values) }
 
-      def read_statuses_of(names)
-        sql = labelled_for_reading? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL
-        rows = query(sql, [TEXT_ARRAY.encode(names)]).values.reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      # The rows that exist (the LEFT JOIN gives one with no name when none does).
+      def status_rows(sql, params)
+        sql = UNLABELLED_SQL.fetch(sql) unless labelled_for_reading?
+        query(sql, params).values.reject { |values| values[1].nil? }
       end
 
       def read_names = query(NAMES_SQL, []).column_values(0)

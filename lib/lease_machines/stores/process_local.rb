@@ -31,13 +31,8 @@ module LeaseMachines
 
       # Yields the resource to be closed when this process opened it (a parent's is kept), then forgets it.
       def close
-        if @resource && @pid == Process.pid
-          yield @resource
-          @resource = nil
-          @pid = nil
-        else
-          keep_inherited
-        end
+        yield @resource if @resource && @pid == Process.pid
+        keep_inherited
       end
 
       private

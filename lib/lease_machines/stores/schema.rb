@@ -11,13 +11,11 @@ module LeaseMachines
         mysql: "db/mysql/001_create_lease_machines_resources.sql"
       }.freeze
 
-      def self.sql(engine) = read(FILES.fetch(engine))
-
       def self.read(path) = File.read(File.join(ROOT, path), encoding: Encoding::UTF_8).freeze
 
-      POSTGRES = sql(:postgres)
-      SQLITE = sql(:sqlite)
-      MYSQL = sql(:mysql)
+      POSTGRES = read(FILES.fetch(:postgres))
+      SQLITE = read(FILES.fetch(:sqlite))
+      MYSQL = read(FILES.fetch(:mysql))
     end
   end
 end

@@ -121,20 +121,11 @@ module LeaseMachines
         transaction { |tx| decided_in(tx, name, request, label) }
       end
 
-      def committed_checkpoint(name)
-        status = read_status(name)
-        return Native.row_checkpoint(name, nil) unless status
-
-        status.checkpoint
-      end
+      def committed_checkpoint(name) = read_status(name)&.checkpoint || Native.row_checkpoint(name, nil)
 
       # @api private: whether the table has the label's column, asked once (again after setup!): a table
       # made before the column existed keeps working, unlabelled.
-      def labelled?
-        return @labelled unless @labelled.nil?
-
-        @labelled = label_columns?
-      end
+      def labelled? = @labelled.nil? ? (@labelled = label_columns?) : @labelled
 
       def stored_label(label) = labelled? ? label : HolderLabel::UNSTORED
 
@@ -143,8 +134,12 @@ module LeaseMachines
       # {#labelled?} before a read: a server engine tells a failure to ask as a read's.
       def labelled_for_reading? = labelled?
 
-      def schema_changed
-        @labelled = nil
+      def schema_changed = (@labelled = nil)
+
+      # A server engine's Failures::Driver hint: how to create the table, for the errors `missing_table` says lack it.
+      def missing_table_hint(&missing_table)
+        hint = "; create the table with store.setup! (or run #{self.class}::SCHEMA_SQL in a migration)"
+        ->(error) { missing_table.call(error) ? hint : "" }
       end
 
       def within(deadline, &)

@@ -77,9 +77,8 @@ module LeaseMachines
 
         # The argument's bytes as UTF-8 when they are, else binary (OptionParser matches it; the name check refuses it).
         def as_utf8(arg)
-          arg = arg.to_s.dup
-          utf8 = arg.force_encoding(Encoding::UTF_8)
-          utf8.valid_encoding? ? utf8 : arg.force_encoding(Encoding::BINARY)
+          arg = arg.to_s.dup.force_encoding(Encoding::UTF_8)
+          arg.valid_encoding? ? arg : arg.force_encoding(Encoding::BINARY)
         end
 
         def parser
@@ -114,45 +113,33 @@ module LeaseMachines
           raise UsageError, "--timeout must be a positive number of seconds, got #{CLI.quote(text)}"
         end
 
+        # Each command's RESOURCE count (as its message says it), and the options only one command takes.
+        RESOURCES = { "status" => [0..1, "at most one"], "release" => [1..1, "exactly one"],
+                      "doctor" => [0..0, "no"], "reconcile" => [0..0, "no"] }.freeze
+        OWNERS = { fences: "reconcile", match: "status", force: "release" }.freeze
+        private_constant :RESOURCES, :OWNERS
+
         def check_command(command, args)
-          case command
-          when nil then raise UsageError, "missing command"
-          when "status" then check_status(args)
-          when "release" then check_release(args)
-          when "doctor" then check_doctor(args)
-          when "reconcile" then check_reconcile(args)
-          else raise UsageError, "unknown command #{CLI.quote(command)}"
-          end
+          raise UsageError, "missing command" if command.nil?
+          raise UsageError, "unknown command #{CLI.quote(command)}" unless RESOURCES.key?(command)
+
+          count, words = RESOURCES.fetch(command)
+          raise UsageError, "#{command} takes #{words} RESOURCE, got #{args.size}" unless count.cover?(args.size)
+
+          check_options(command, args)
         end
 
-        def check_status(args)
-          raise UsageError, "status takes at most one RESOURCE, got #{args.size}" if args.size > 1
-          raise UsageError, "--fences only applies to reconcile" if @options[:fences]
-          raise UsageError, "--force only applies to release" if @options[:force]
-          return unless @options[:match]
+        def check_options(command, args)
+          OWNERS.each do |option, owner|
+            raise UsageError, "--#{option} only applies to #{owner}" if @options[option] && command != owner
+          end
+          if command == "release" && !@options[:force]
+            raise UsageError, "release clears whoever holds the lease: confirm with --force"
+          end
+          return unless command == "status" && @options[:match]
 
           raise UsageError, "status takes RESOURCE or --match GLOB, not both" unless args.empty?
           raise UsageError, "bad --match: GLOB must be valid UTF-8" unless @options[:match].encoding == Encoding::UTF_8
-        end
-
-        def check_doctor(args)
-          raise UsageError, "doctor takes no RESOURCE, got #{args.size}" unless args.empty?
-          raise UsageError, "--fences only applies to reconcile" if @options[:fences]
-          raise UsageError, "--match only applies to status" if @options[:match]
-          raise UsageError, "--force only applies to release" if @options[:force]
-        end
-
-        def check_reconcile(args)
-          raise UsageError, "reconcile takes no RESOURCE, got #{args.size}" unless args.empty?
-          raise UsageError, "--match only applies to status" if @options[:match]
-          raise UsageError, "--force only applies to release" if @options[:force]
-        end
-
-        def check_release(args)
-          raise UsageError, "release takes exactly one RESOURCE, got #{args.size}" unless args.size == 1
-          raise UsageError, "--fences only applies to reconcile" if @options[:fences]
-          raise UsageError, "--match only applies to status" if @options[:match]
-          raise UsageError, "release clears whoever holds the lease: confirm with --force" unless @options[:force]
         end
 
         def resource(name)

@@ -16,14 +16,8 @@ module LeaseMachines
         def run
           spec = StoreSpec.new(@invocation.store, timeout: @invocation.timeout,
                                                   readonly: READ_ONLY.include?(@invocation.command))
-          spec.open do |store|
-            case @invocation.command
-            when "status" then status(store)
-            when "doctor" then doctor(store)
-            when "reconcile" then reconcile(store)
-            else release(store)
-            end
-          end
+          # The command, one Arguments accepts, names its method here.
+          spec.open { |store| send(@invocation.command, store) }
         end
 
         private

@@ -20,13 +20,12 @@ module LeaseMachines
 
         def puts(text) = @out.puts(text)
 
-        def warn(message)
-          @err.puts "lease_machines: #{message}"
-        end
+        def warn(message) = @err.puts("lease_machines: #{message}")
 
         def usage_error(message, usage)
           warn(message)
           @err.puts usage
+          EXIT_USAGE
         end
 
         def failure(message, status)
@@ -35,41 +34,28 @@ module LeaseMachines
           status
         end
 
-        def interrupted
-          @err.puts "lease_machines: interrupted"
-        end
-
         # `entries`: Statuses, and [name, StoreError] for rows that cannot be read.
         def statuses(entries)
-          if @json
-            @out.puts JSON.pretty_generate(entries.map { |entry| status_hash(entry) })
-          elsif entries.empty?
-            @out.puts "no resources"
-          else
-            table(entries)
-          end
+          return @out.puts(JSON.pretty_generate(entries.map { |entry| status_hash(entry) })) if @json
+          return @out.puts("no resources") if entries.empty?
+
+          table(entries)
         end
 
         def released(name, before)
           lease = before.lease
-          if @json
-            @out.puts JSON.pretty_generate(release_hash(name, before))
-          elsif lease
-            @out.puts "released #{name}: cleared the lease of #{holder(before)} (token #{lease.token}, " \
-                      "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
-                      "grant gets a greater token"
-          else
-            @out.puts "#{name} has no lease to release (last issued #{before.last_issued || '-'})"
-          end
+          return @out.puts(JSON.pretty_generate(release_hash(name, before))) if @json
+          return @out.puts("#{name} has no lease to release (last issued #{before.last_issued || '-'})") unless lease
+
+          @out.puts "released #{name}: cleared the lease of #{holder(before)} (token #{lease.token}, " \
+                    "#{expiry(before, 'expires in ')}); last issued stays #{before.last_issued}, so the next " \
+                    "grant gets a greater token"
         end
 
         def durability(durability)
-          if @json
-            @out.puts JSON.pretty_generate({ engine: durability.engine, verdict: durability.verdict,
-                                             meaning: durability.meaning, reasons: durability.reasons,
-                                             settings: durability.settings })
-            return
-          end
+          fields = %i[engine verdict meaning reasons settings].to_h { |field| [field, durability.public_send(field)] }
+          return @out.puts(JSON.pretty_generate(fields)) if @json
+
           @out.puts "#{durability.engine}: #{durability.verdict}: #{durability.meaning}"
           durability.reasons.each { |reason| @out.puts "  because #{reason}" }
           durability.settings.each { |name, value| @out.puts "  #{name} = #{value}" }

@@ -46,37 +46,34 @@ module LeaseMachines
           raise StoreError, "no SQLite database at #{CLI.quote(path)}" unless File.file?(path)
           raise StoreError, "#{CLI.quote(path)} is an empty file, not a lease_machines database" if File.empty?(path)
 
-          if kind == :fences
-            require "lease_machines/fences/sqlite"
-            return Fences::SQLite.new(path, busy_timeout: @timeout)
-          end
-          require "lease_machines/stores/sqlite"
-          SQLite.new(path, busy_timeout: @timeout, readonly: @readonly)
+          return engine(:fences, "sqlite", :SQLite).new(path, busy_timeout: @timeout) if kind == :fences
+
+          engine(:stores, "sqlite", :SQLite).new(path, busy_timeout: @timeout, readonly: @readonly)
         end
 
         def postgres(kind, option)
           # libpq's own wait for a connection, unless the environment sets one.
           ENV["PGCONNECT_TIMEOUT"] ||= [@timeout.ceil, 2].max.to_s
-          if kind == :fences
-            require "lease_machines/fences/postgres"
-            return Fences::Postgres.new(@spec)
-          end
-          require "lease_machines/stores/postgres"
-          Postgres.new(@spec, lock_timeout: @timeout, statement_timeout: @timeout)
+          return engine(:fences, "postgres", :Postgres).new(@spec) if kind == :fences
+
+          engine(:stores, "postgres", :Postgres).new(@spec, lock_timeout: @timeout, statement_timeout: @timeout)
         rescue ArgumentError => e
           raise UsageError, "bad #{option}: #{e.message}"
         end
 
         def mysql(kind, option)
-          if kind == :fences
-            require "lease_machines/fences/mysql"
-            return Fences::MySQL.new(@spec)
-          end
-          require "lease_machines/stores/mysql"
+          return engine(:fences, "mysql", :MySQL).new(@spec) if kind == :fences
+
           # A client-side bound on each call (InnoDB's lock wait is 50 s by default).
-          MySQL.new(@spec, timeout: @timeout)
+          engine(:stores, "mysql", :MySQL).new(@spec, timeout: @timeout)
         rescue ArgumentError => e
           raise UsageError, "bad #{option}: #{e.message}"
+        end
+
+        # The class of a store or a fence, its file required only now (its driver gem may be missing).
+        def engine(kind, file, name)
+          require "lease_machines/#{kind}/#{file}"
+          (kind == :fences ? Fences : Stores).const_get(name, false)
         end
       end
     end

@@ -75,11 +75,9 @@ module LeaseMachines
 
         def separate(&)
           adapter = @pool.checkout
-          begin
-            ActiveRecordConnection.use(adapter, @engine, &)
-          ensure
-            @pool.checkin(adapter)
-          end
+          ActiveRecordConnection.use(adapter, @engine, &)
+        ensure
+          @pool.checkin(adapter) if adapter
         end
 
         def busy?(adapter) = adapter.transaction_open? || @engine.raw_transaction?(adapter)

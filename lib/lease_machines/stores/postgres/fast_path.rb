@@ -47,25 +47,15 @@ module LeaseMachines
 
         # The compare-and-set (a release's also notifies), with the label unless KEEP; whether it wrote.
         def write(session, name, before, after, label, notify:) # rubocop:disable Metrics/ParameterLists -- the row's parts
-          kept = label == HolderLabel::KEEP
-          params = before ? [name, *after, *before] : [name, *after]
-          params << label unless kept
-          sql = if before.nil?
-                  kept ? CREATE_SQL : CREATE_LABELLED_SQL
-                elsif notify
-                  kept ? CAS_NOTIFY_SQL : CAS_NOTIFY_LABELLED_SQL
-                else
-                  kept ? CAS_SQL : CAS_LABELLED_SQL
-                end
+          sql = notify ? CAS_NOTIFY_SQL : CAS_SQL
+          sql = CREATE_SQL if before.nil?
+          sql, params = labelled(sql, before ? [name, *after, *before] : [name, *after], label)
           committed(session) { @statements.run(session, sql, params, bounded: true).cmd_tuples == 1 } || false
         end
 
         # A grant's compare-and-set that skips a row another decision is writing: :written, :contended or nil.
         def claim(session, name, before, after, label)
-          kept = label == HolderLabel::KEEP
-          sql = kept ? CAS_UNLESS_LOCKED_SQL : CAS_UNLESS_LOCKED_LABELLED_SQL
-          params = [name, *after, *before]
-          params << label unless kept
+          sql, params = labelled(CAS_UNLESS_LOCKED_SQL, [name, *after, *before], label)
           committed(session) do
             written, same = @statements.run(session, sql, params, bounded: true).values.first
             if written == "t" then :written
@@ -73,6 +63,8 @@ module LeaseMachines
             end
           end
         end
+
+        def labelled(sql, params, label) = label == HolderLabel::KEEP ? [sql, params] : [LABELLED_OF.fetch(sql), [*params, label]]
 
         # REPEATABLE READ or SERIALIZABLE as the default refused the write: a concurrent one won.
         def lost_race?(session, error) = error.is_a?(PG::TRSerializationFailure) && session.idle?

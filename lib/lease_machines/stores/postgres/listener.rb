@@ -21,9 +21,7 @@ module LeaseMachines
           @reader = nil # the pid of the process one of whose threads reads the connection
           @starting = 0 # threads waiting to add their LISTEN (no turn is taken meanwhile)
           silence = ->((session, _channels)) { Connections.silence(session) }
-          @session = ProcessLocal.new(inherited: silence) do
-            [Session.new(connect.call), {}]
-          end
+          @session = ProcessLocal.new(inherited: silence) { [Session.new(connect.call), {}] }
         end
 
         # true once a release of one of `names` was heard (since this process last read counts), false at timeout
@@ -57,11 +55,7 @@ module LeaseMachines
           end
         end
 
-        def close
-          @io.synchronize do
-            @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
-          end
-        end
+        def close = @io.synchronize { finish }
 
         private
 
@@ -110,21 +104,19 @@ module LeaseMachines
           end
         end
 
-        def heard(payload)
-          name = payload.dup.force_encoding(Encoding::UTF_8)
-          @lock.synchronize { @seen[name] += 1 }
-        end
+        def heard(payload) = @lock.synchronize { @seen[payload.dup.force_encoding(Encoding::UTF_8)] += 1 }
 
         def connection
           pair = @session.current
-          session = pair.first
-          raise PG::ConnectionBad, "the listening connection is closed" if session.connection.finished?
+          raise PG::ConnectionBad, "the listening connection is closed" if pair.first.connection.finished?
 
           pair
         end
 
+        def finish = @session.close { |(session, _)| Connections.close(session) }
+
         def drop
-          @session.close { |(session, _)| session.connection.finish unless session.connection.finished? }
+          finish
         rescue PG::Error
           nil
         end

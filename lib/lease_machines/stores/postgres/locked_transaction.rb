@@ -26,9 +26,7 @@ module LeaseMachines
         end
 
         # From now on a write that keeps the label waits for #write_deferred (one UPDATE for all).
-        def defer_writes
-          @deferred = {}
-        end
+        def defer_writes = (@deferred = {})
 
         def write_deferred
           return if @deferred.nil? || @deferred.empty?
@@ -68,11 +66,8 @@ module LeaseMachines
           raise Failures.internal("the row is always created before it is locked") unless exists
           return @deferred[name] = columns if @deferred && label == HolderLabel::KEEP
 
-          result = if label == HolderLabel::KEEP
-                     @connection.exec_params(UPDATE_SQL, [name, *columns])
-                   else
-                     @connection.exec_params(UPDATE_LABELLED_SQL, [name, *columns, label])
-                   end
+          kept = label == HolderLabel::KEEP
+          result = @connection.exec_params(kept ? UPDATE_SQL : UPDATE_LABELLED_SQL, [name, *columns, *([label] unless kept)])
           return if result.cmd_tuples == 1
 
           raise @failures.row_count("updating", name, result.cmd_tuples)

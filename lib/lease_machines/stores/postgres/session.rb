@@ -40,7 +40,7 @@ module LeaseMachines
         # fails, ending the store for good during an outage; here it stays bad but open for the next call.
         def reconnect
           conn = @connection
-          CancelRequest.for(conn)&.send_async if conn.transaction_status == PG::PQTRANS_ACTIVE
+          CancelRequest.send_async(conn) if conn.transaction_status == PG::PQTRANS_ACTIVE
           conn.reset_start # raises when it cannot start
 
           poll(conn)
@@ -52,10 +52,7 @@ module LeaseMachines
           conn.set_default_encoding
         end
 
-        def idle?
-          conn = @connection
-          !conn.finished? && conn.status == PG::CONNECTION_OK && conn.transaction_status == IDLE
-        end
+        def idle? = !@connection.finished? && @connection.status == PG::CONNECTION_OK && @connection.transaction_status == IDLE
 
         # The server answered `error` and the connection is idle: refused, nothing committed.
         def refused?(error) = error.is_a?(PG::Error) && !error.result.nil? && idle?
@@ -65,7 +62,7 @@ module LeaseMachines
           conn = @connection
           return if conn.finished?
 
-          if conn.status != PG::CONNECTION_OK || conn.transaction_status == PG::PQTRANS_ACTIVE
+          if broken?
             recover
           elsif conn.transaction_status != IDLE
             conn.exec("ROLLBACK")
@@ -137,54 +134,38 @@ module LeaseMachines
 
       # @api private: cancels the statement a connection left in flight before it is reopened: a dropped
       # connection does not stop a backend waiting on a lock or a sync standby. Sent from its own thread.
-      class CancelRequest
+      module CancelRequest
         WAIT = 2
 
-        # nil when the connection has no backend; PG::CancelConnection from libpq 17 (longer keys)
-        def self.for(connection)
-          return new(PG::CancelConnection.new(connection)) if defined?(PG::CancelConnection)
-
-          new(Packet.new(connection.socket_io.remote_address, connection.backend_pid, connection.backend_key))
+        # Best effort: the connection is reopened either way. Nothing when the connection has no backend.
+        def self.send_async(connection)
+          cancel = canceller(connection)
+          Thread.new do
+            Thread.current.report_on_exception = false
+            cancel.call
+          rescue StandardError
+            nil
+          end
         rescue StandardError
           nil
         end
 
-        def initialize(cancel)
-          @cancel = cancel
-        end
+        # PG::CancelConnection from libpq 17 (longer keys); before it, the cancel request packet on a connection
+        # of its own.
+        def self.canceller(connection)
+          return PG::CancelConnection.new(connection).method(:async_cancel) if defined?(PG::CancelConnection)
 
-        def send_async
-          Thread.new do
-            Thread.current.report_on_exception = false
-            @cancel.async_cancel
-          rescue StandardError
-            nil # best effort: the connection is reopened either way
-          end
-        end
-
-        # libpq before 17: the cancel request packet, on a connection of its own.
-        class Packet
-          def initialize(address, backend_pid, backend_key)
-            @address = address
-            @packet = [16, 1234, 5678, backend_pid, backend_key].pack("NnnNN")
-          end
-
-          def async_cancel
-            socket = connect
-            socket.write(@packet)
+          address = connection.socket_io.remote_address
+          packet = [16, 1234, 5678, connection.backend_pid, connection.backend_key].pack("NnnNN")
+          lambda do
+            socket = address.ip? ? Socket.tcp(address.ip_address, address.ip_port, connect_timeout: WAIT) : address.connect
+            socket.write(packet)
             socket.wait_readable(WAIT)
           ensure
             socket&.close
           end
-
-          private
-
-          def connect
-            return @address.connect unless @address.ip?
-
-            Socket.tcp(@address.ip_address, @address.ip_port, connect_timeout: WAIT)
-          end
         end
+        private_class_method :canceller
       end
     end
   end

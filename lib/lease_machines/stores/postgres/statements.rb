@@ -61,9 +61,11 @@ module LeaseMachines
                        "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
       CAS_NOTIFY_LABELLED_SQL = "WITH written AS (#{CAS_LABELLED_SQL} RETURNING name) " \
                                 "SELECT pg_notify(#{CHANNEL_SQL}, $1) FROM written".freeze
+      # Each fast-path write's variant that writes the label too, as its last parameter.
+      LABELLED_OF = { CAS_SQL => CAS_LABELLED_SQL, CAS_UNLESS_LOCKED_SQL => CAS_UNLESS_LOCKED_LABELLED_SQL,
+                      CREATE_SQL => CREATE_LABELLED_SQL, CAS_NOTIFY_SQL => CAS_NOTIFY_LABELLED_SQL }.compare_by_identity.freeze
       # Statements whose last parameter is the label (text; the others after the name are decimals).
-      LABELLED_SQL = [CAS_LABELLED_SQL, CAS_UNLESS_LOCKED_LABELLED_SQL, CREATE_LABELLED_SQL, CAS_NOTIFY_LABELLED_SQL]
-                     .to_h { |sql| [sql, true] }.compare_by_identity.freeze
+      LABELLED_SQL = LABELLED_OF.values.to_h { |sql| [sql, true] }.compare_by_identity.freeze
 
       STATUS_COLUMNS = "#{CLOCK_MS}::text, r.name::text, #{COLUMNS_AS_TEXT}, " \
                        "(extract(epoch FROM r.updated_at) * 1000000)::bigint::text, " \
@@ -73,9 +75,7 @@ module LeaseMachines
                      "ORDER BY r.name COLLATE \"C\"".freeze
       STATUSES_OF_SQL = STATUSES_SQL.sub("ON true", "ON r.name = ANY($1::text[])").freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name COLLATE \"C\"".freeze
-      UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
-      UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
-      UNLABELLED_STATUSES_OF_SQL = STATUSES_OF_SQL.sub(HolderLabel.shown_sql("r."), "NULL").freeze
+      UNLABELLED_SQL = HolderLabel.unlabelled([STATUS_SQL, STATUSES_SQL, STATUSES_OF_SQL], "r.")
       # The table's column count (through the search_path), and how many are the label's.
       LABEL_COLUMNS_SQL = "SELECT count(*)::text, (count(*) FILTER (WHERE attname IN ('#{HolderLabel::COLUMN}', " \
                           "'#{HolderLabel::TOKEN_COLUMN}')))::text FROM pg_attribute " \
