@@ -43,29 +43,13 @@ module LeaseMachines
 
       def lease = @mutex.synchronize { @lease }
 
-      def state
-        return :expired if forked?
+      def state = forked? ? :expired : at_now { (@released && :released) || @holder.state }
 
-        at_now { @released ? :released : @holder.state }
-      end
+      def reason = forked? ? :forked : at_now { (@released && :released) || @reason }
 
-      def reason
-        return :forked if forked?
+      def at_risk? = forked? || at_now { |now| @released || @holder.at_risk?(now) }
 
-        at_now { @released ? :released : @reason }
-      end
-
-      def at_risk?
-        return true if forked?
-
-        at_now { |now| @released || @holder.at_risk?(now) }
-      end
-
-      def lost?
-        return true if forked?
-
-        at_now { @released || done? }
-      end
+      def lost? = forked? || at_now { @released || done? }
 
       def remaining
         return 0.0 if forked?
@@ -115,9 +99,7 @@ module LeaseMachines
         @calls.release(self, **held_for(now)) if release && !forked?
       end
 
-      def interrupt(thread)
-        @mutex.synchronize { @thread = thread }
-      end
+      def interrupt(thread) = @mutex.synchronize { @thread = thread }
 
       def interrupt_error
         @mutex.synchronize do
