@@ -41,11 +41,7 @@ module LeaseMachines
 
       private
 
-      def active_support
-        return nil unless defined?(::ActiveSupport::Notifications)
-
-        ::ActiveSupport::Notifications
-      end
+      def active_support = (::ActiveSupport::Notifications if defined?(::ActiveSupport::Notifications))
     end
   end
 

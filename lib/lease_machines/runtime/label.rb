@@ -10,11 +10,7 @@ module LeaseMachines
 
       module_function
 
-      def for(label, tags)
-        return Stores::HolderLabel.check(label) unless label.nil?
-
-        default(tags)
-      end
+      def for(label, tags) = label.nil? ? default(tags) : Stores::HolderLabel.check(label)
 
       def default(tags)
         words = [process_words, *tags&.map { |key, value| utf8("#{key}=#{value}") }]

@@ -31,20 +31,15 @@ module LeaseMachines
         e
       end
 
-      def batch_store
-        @authority.store if @authority.respond_to?(:store)
-      end
+      def batch_store = (@authority.store if @authority.respond_to?(:store))
 
       def renewal(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
 
       def renewed(held, result, started:, late:)
         return unless Events.listened?
+        return failed(:renew, held, result, started, late: late) if result.is_a?(StoreError)
 
-        if result.is_a?(StoreError)
-          failed(:renew, held, result, started, late: late)
-        else
-          decided(:renew, held, result, started, late: late)
-        end
+        decided(:renew, held, result, started, late: late)
       end
 
       def release(held, **fields)

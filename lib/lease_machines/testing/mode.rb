@@ -67,39 +67,20 @@ module LeaseMachines
     class Fenced < Bypass
       def name = :fenced
 
-      def guard(resource, token)
-        raise FencedError.new(resource: resource, token: token, highest: token + 1)
-      end
+      def guard(resource, token) = raise(FencedError.new(resource: resource, token: token, highest: token + 1))
     end
 
     class << self
-      def bypass!
-        Mode.switch(:bypass)
-        nil
+      { bypass!: :bypass, occupied!: :occupied, fenced!: :fenced, disable!: nil }.each do |method, mode|
+        define_method(method) do
+          Mode.switch(mode)
+          nil
+        end
       end
 
-      def occupied!
-        Mode.switch(:occupied)
-        nil
-      end
-
-      def fenced!
-        Mode.switch(:fenced)
-        nil
-      end
-
-      def disable!
-        Mode.switch(nil)
-        nil
-      end
+      %i[bypass occupied fenced].each { |mode| define_method(mode) { |&block| Mode.within(mode, &block) } }
 
       def mode = Mode.current
-
-      def bypass(&) = Mode.within(:bypass, &)
-
-      def occupied(&) = Mode.within(:occupied, &)
-
-      def fenced(&) = Mode.within(:fenced, &)
     end
   end
 end
