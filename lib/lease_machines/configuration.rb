@@ -44,12 +44,7 @@ module LeaseMachines
       @owner = value
     end
 
-    def owner
-      return @owner unless @owner.nil?
-      return LeaseMachines.owner_id if LeaseMachines.respond_to?(:owner_id)
-
-      raise NotConfiguredError, "no owner configured: set LeaseMachines.configure { |c| c.owner = <Integer> }"
-    end
+    def owner = @owner.nil? ? LeaseMachines.owner_id : @owner
 
     def default_ttl=(value)
       value = Runtime::Seconds.plain(value)
@@ -108,9 +103,8 @@ module LeaseMachines
 
     def store_shown
       return @store.inspect if @store
-      return "(built on first use)" if @store_builder
 
-      "nil"
+      @store_builder ? "(built on first use)" : "nil"
     end
   end
 

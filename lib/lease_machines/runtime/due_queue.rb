@@ -14,10 +14,8 @@ module LeaseMachines
       end
 
       def set(hold, at)
-        if at.nil?
-          @due.delete(hold)
-          return
-        end
+        return @due.delete(hold) if at.nil?
+
         @due[hold] = at
         push([at, @sequence += 1, hold])
         compact if @heap.size > (2 * @due.size) + COMPACT_SLACK
@@ -43,10 +41,7 @@ module LeaseMachines
         nil
       end
 
-      def due?(now)
-        entry = first
-        !entry.nil? && entry.last <= now
-      end
+      def due?(now) = (entry = first) ? entry.last <= now : false
 
       private
 

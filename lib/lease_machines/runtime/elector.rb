@@ -66,15 +66,9 @@ module LeaseMachines
       self
     end
 
-    def leader?
-      held = @mutex.synchronize { @held }
-      !held.nil? && !held.at_risk?
-    end
+    def leader? = held&.at_risk? == false
 
-    def term
-      held = @mutex.synchronize { @held }
-      held&.token
-    end
+    def term = held&.token
 
     def inspect = "#<#{self.class.name} owner=#{@owner} leader=#{leader?}>"
     alias to_s inspect
@@ -82,6 +76,8 @@ module LeaseMachines
     private
 
     def running? = @mutex.synchronize { @running }
+
+    def held = @mutex.synchronize { @held }
 
     def campaign
       random = Random.new
@@ -101,7 +97,7 @@ module LeaseMachines
       begin
         @on_elected.call(held.token)
         @mutex.synchronize do
-          @clock.wait(@mutex, @changed, [held.remaining - held_warn_margin, 0.001].max) while @running && !held.at_risk?
+          @clock.wait(@mutex, @changed, [held.remaining - @timings[:warn_before], 0.001].max) while @running && !held.at_risk?
         end
       ensure
         @mutex.synchronize { @held = nil }
@@ -109,8 +105,6 @@ module LeaseMachines
         @on_deposed.call(held.token)
       end
     end
-
-    def held_warn_margin = @timings.fetch(:warn_before)
 
     def wake(_held) = @mutex.synchronize { @changed.broadcast }
 

@@ -1,10 +1,13 @@
 # frozen_string_literal: true
 
+require "forwardable"
+
 module LeaseMachines
   module Runtime
     # One lease held by `hold`: what the block is given. Every reader reads the clock when called, so a pause
     # (GC, SIGSTOP) past the TTL reads as lost at once.
     class Held
+      extend Forwardable
       include Renewal
 
       NOT_TOLD = {}.freeze
@@ -33,11 +36,7 @@ module LeaseMachines
         @thread = nil
       end
 
-      def slot = @calls.slot
-
-      def tags = @calls.tags
-
-      def subject = @calls.subject
+      def_delegators :@calls, :slot, :tags, :subject, :renewal_request, :renewal_store
 
       def token = @mutex.synchronize { @holder.token }
 

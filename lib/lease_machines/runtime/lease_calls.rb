@@ -31,9 +31,10 @@ module LeaseMachines
         e
       end
 
-      def batch_store = (@authority.store if @authority.respond_to?(:store))
+      # The store that renews this hold together with others due with it ({Stores::BatchRenewal#renew_all}), if any.
+      def renewal_store = (@authority.store if @authority.respond_to?(:store))
 
-      def renewal(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
+      def renewal_request(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
 
       def renewed(held, result, started:, late:)
         return unless Events.listened?

@@ -54,10 +54,6 @@ module LeaseMachines
         @renewing.unlock if @renewing.owned?
       end
 
-      def renewal_request(token) = @calls.renewal(token)
-
-      def renewal_store = @calls.batch_store
-
       private
 
       def attempt(sent_at)

@@ -10,10 +10,6 @@ module LeaseMachines
       LINGER = 1.0
       TICK = 0.005
 
-      # Weak: a test's clock and its idle scheduler go away with the test.
-      @schedulers = ObjectSpace::WeakMap.new
-      @mutex = Mutex.new
-
       class << self
         attr_accessor :batching
 
@@ -21,12 +17,14 @@ module LeaseMachines
 
         def settle(clock) = @mutex.synchronize { @schedulers[clock] }&.settle
 
+        # Weak: a test's clock and its idle scheduler go away with the test.
         def forget_all
           @mutex = Mutex.new
           @schedulers = ObjectSpace::WeakMap.new
         end
       end
       self.batching = true
+      forget_all
       # In a forked child the parent's schedulers are forgotten: no renewal thread there for the parent's leases.
       ForkHook.in_child { forget_all }
 
