@@ -96,9 +96,8 @@ module LeaseMachines
 
     def framework_logger
       return ::Rails.logger if defined?(::Rails) && ::Rails.respond_to?(:logger) && ::Rails.logger
-      return ::Sidekiq.logger if defined?(::Sidekiq) && ::Sidekiq.respond_to?(:logger)
 
-      nil
+      ::Sidekiq.logger if defined?(::Sidekiq) && ::Sidekiq.respond_to?(:logger)
     end
 
     def store_shown

@@ -39,8 +39,7 @@ module LeaseMachines
 
       def attempt
         decision = failure = nil
-        first = @random.rand(@slots.size)
-        @slots.rotate(first).each do |calls|
+        @slots.rotate(@random.rand(@slots.size)).each do |calls|
           sent_at = @clock.now
           decision = try(calls, sent_at)
           return [decision, sent_at, nil, calls] if decision&.granted?

@@ -19,7 +19,6 @@ module LeaseMachines
       @authority = authority
       @owner = owner
       @timings = { ttl: lease_duration, renew_after: retry_period, warn_before: lease_duration - renew_deadline }
-      @retry_period = retry_period
       @on_elected = on_elected
       @on_deposed = on_deposed
       @clock = clock
@@ -84,7 +83,7 @@ module LeaseMachines
       while running?
         @authority.hold(owner: @owner, clock: @clock, on_at_risk: method(:wake), on_lost: method(:wake),
                         **@timings) { |held| lead(held) }
-        pause(@retry_period * (1 + (random.rand * (JITTER_FACTOR - 1))))
+        pause(@timings[:renew_after] * (1 + (random.rand * (JITTER_FACTOR - 1))))
       end
     rescue StandardError => e
       Logging.warning("lease_machines: the elector for owner #{@owner} stopped: #{e.class}: #{e.message}")
