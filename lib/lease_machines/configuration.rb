@@ -79,13 +79,12 @@ module LeaseMachines
     end
 
     def built_store
-      builder = @store_builder
-      if builder.nil?
+      if @store_builder.nil?
         raise NotConfiguredError, "no lease store configured: set LeaseMachines.configure { |c| c.store = ... } " \
                                   "(for example LeaseMachines::Stores::SQLite.new(\"db/leases.sqlite3\"))"
       end
 
-      store = builder.call
+      store = @store_builder.call
       unless store.respond_to?(:authority)
         raise TypeError, "store builder must return a store (something with #authority), got #{Stores.described(store)}"
       end

@@ -12,6 +12,8 @@ module LeaseMachines
         @clock = slots.first.clock
         @ceiling = [MAX_PAUSE, slots.first.cadence.ttl / 2.0].min
         @reacquire = {} # slot => true once an acquire of it had an outcome we could not learn
+        stores = slots.map(&:renewal_store).uniq
+        @shared_store = stores.first if stores.size == 1 # all slots on one store: wait for a handover on any
       end
 
       MAX_PAUSE = 1.0
@@ -59,22 +61,13 @@ module LeaseMachines
 
       def idle(seconds)
         Thread.handle_interrupt(Object => :immediate) do
-          next shared_store.await_handover(@names, seconds) if shared_store
+          next @shared_store.await_handover(@slots.map { |calls| calls.authority.name }, seconds) if @shared_store
 
           authority = @slots[@random.rand(@slots.size)].authority
           next authority.await_handover(seconds) if authority.respond_to?(:await_handover)
 
           @clock.sleep(seconds)
         end
-      end
-
-      def shared_store
-        return @shared_store if defined?(@shared_store)
-
-        authorities = @slots.map(&:authority)
-        stores = authorities.map { |authority| authority.store if authority.respond_to?(:store) }.uniq
-        @names = authorities.map(&:name) if stores.first
-        @shared_store = stores.size == 1 ? stores.first : nil
       end
     end
   end

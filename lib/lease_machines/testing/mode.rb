@@ -13,11 +13,7 @@ module LeaseMachines
 
         def switch(name)
           mode = name && MODES.fetch(name) { raise ArgumentError, "unknown test mode #{name.inspect}" }.call
-          LOCK.synchronize do
-            previous = TestMode.current
-            TestMode.current = mode
-            previous
-          end
+          LOCK.synchronize { TestMode.current.tap { TestMode.current = mode } }
         end
 
         def within(name)
