@@ -43,7 +43,7 @@ module LeaseMachines
         decision = failure = nil
         @slots.rotate(@random.rand(@slots.size)).each do |calls|
           sent_at = @clock.now
-          decision = try(calls, sent_at)
+          decision = acquire(calls, sent_at)
           return [decision, sent_at, nil, calls] if decision&.granted?
         rescue StoreError => e
           failure = e
@@ -52,7 +52,7 @@ module LeaseMachines
         [decision, nil, failure, nil]
       end
 
-      def try(calls, sent_at)
+      def acquire(calls, sent_at)
         @started ||= sent_at
         calls.acquire(reacquire: @reacquire.fetch(calls, false), waited: sent_at - @started)
       end

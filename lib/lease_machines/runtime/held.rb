@@ -33,7 +33,7 @@ module LeaseMachines
         @released = false # the hold ended holding the lease
         @retry_at = nil
         @renewals_ended = false # past max_hold: no renewal is sent again
-        @thread = nil
+        @thread_to_interrupt = nil # `interrupt: true`: the block's thread, raised LeaseLost in on a loss
       end
 
       def_delegators :@calls, :slot, :tags, :subject, :renewal_request, :renewal_store
@@ -89,7 +89,7 @@ module LeaseMachines
           @mutex.synchronize do
             lapse(now)
             @finished = true
-            @thread = nil
+            @thread_to_interrupt = nil
             @released = !done?
             !@lapsed && now < expires_at
           end
@@ -98,7 +98,7 @@ module LeaseMachines
         @calls.release(self, **held_for(now)) if release && !forked?
       end
 
-      def interrupt(thread) = @mutex.synchronize { @thread = thread }
+      def interrupt_on_loss(thread) = @mutex.synchronize { @thread_to_interrupt = thread }
 
       def interrupt_error
         @mutex.synchronize do
@@ -153,7 +153,7 @@ module LeaseMachines
 
         @calls.emit(:lost, self, status: state, reason: reason, held: @calls.clock.now - @granted_at)
         @callbacks.call(:lost, self)
-        thread = @mutex.synchronize { @thread }
+        thread = @mutex.synchronize { @thread_to_interrupt }
         thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
       end
 

@@ -31,7 +31,7 @@ module LeaseMachines
       def under(held, clock)
         scheduler = Scheduler.for(clock)
         begin
-          held.interrupt(Thread.current) if @interrupt
+          held.interrupt_on_loss(Thread.current) if @interrupt
           scheduler.add(held)
           Thread.handle_interrupt(Object => :immediate) { yield held }
         rescue FencedError => e

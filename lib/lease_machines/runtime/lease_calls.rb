@@ -36,7 +36,7 @@ module LeaseMachines
 
       def renewal_request(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
 
-      def renewed(held, result, started:, late:)
+      def batch_renewed(held, result, started:, late:)
         return unless Events.listened?
         return failed(:renew, held, result, started, late: late) if result.is_a?(StoreError)
 

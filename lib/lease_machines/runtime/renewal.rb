@@ -42,7 +42,7 @@ module LeaseMachines
         return if sent == false
 
         if sent
-          @calls.renewed(self, result, started: started, late: sent.last) if started
+          @calls.batch_renewed(self, result, started: started, late: sent.last) if started
           answer(result, sent[1])
         end
         report_loss
