@@ -24,9 +24,8 @@ module LeaseMachines
         words, pid = @process_words
         return words if pid == Process.pid
 
-        words = -"#{utf8(Socket.gethostname)} pid #{Process.pid}"
-        @process_words = [words, Process.pid].freeze
-        words
+        @process_words = [-"#{utf8(Socket.gethostname)} pid #{Process.pid}", Process.pid].freeze
+        @process_words.first
       end
 
       def utf8(word) = word.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: REPLACEMENT).scrub(REPLACEMENT)
