@@ -15,12 +15,12 @@ module LeaseMachines
 
       attr_reader :resource, :owner
 
-      def initialize(calls:, lease:, sent_at:, cadence:, callbacks:)
+      def initialize(calls:, lease:, sent_at:, callbacks:)
         @calls = calls
         @resource = calls.resource
         @owner = lease.owner
         @lease = lease
-        @holder = Holder.new(token: lease.token, at: sent_at, cadence: cadence)
+        @holder = Holder.new(token: lease.token, at: sent_at, cadence: calls.cadence)
         @granted_at = sent_at # the granting request was sent: `held:` counts from here
         @callbacks = callbacks
         @pid = Process.pid
