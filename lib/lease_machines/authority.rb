@@ -9,9 +9,7 @@ module LeaseMachines
     def initialize(clock_policy: :reject) = _init(clock_policy)
 
     def self.restore(checkpoint, clock_policy: :reject)
-      authority = allocate
-      authority.__send__(:_restore, checkpoint, clock_policy)
-      authority
+      allocate.tap { |authority| authority.__send__(:_restore, checkpoint, clock_policy) }
     end
 
     def acquire(owner:, now:, ttl:) = _acquire(owner, now, ttl)

@@ -9,9 +9,7 @@ module LeaseMachines
 
     def self.new(last_issued:, lease:, observed:) = _new(last_issued, lease, observed)
 
-    class << self
-      alias from_parts new
-    end
+    singleton_class.alias_method :from_parts, :new
 
     def self.exact(last_issued:, lease:, observed_ns:) = _exact(last_issued, lease, observed_ns)
 

@@ -44,12 +44,7 @@ module LeaseMachines
       @owner = value
     end
 
-    def owner
-      return @owner unless @owner.nil?
-      return LeaseMachines.owner_id if LeaseMachines.respond_to?(:owner_id)
-
-      raise NotConfiguredError, "no owner configured: set LeaseMachines.configure { |c| c.owner = <Integer> }"
-    end
+    def owner = @owner.nil? ? LeaseMachines.owner_id : @owner
 
     def default_ttl=(value)
       value = Runtime::Seconds.plain(value)
@@ -84,13 +79,12 @@ module LeaseMachines
     end
 
     def built_store
-      builder = @store_builder
-      if builder.nil?
+      if @store_builder.nil?
         raise NotConfiguredError, "no lease store configured: set LeaseMachines.configure { |c| c.store = ... } " \
                                   "(for example LeaseMachines::Stores::SQLite.new(\"db/leases.sqlite3\"))"
       end
 
-      store = builder.call
+      store = @store_builder.call
       unless store.respond_to?(:authority)
         raise TypeError, "store builder must return a store (something with #authority), got #{Stores.described(store)}"
       end
@@ -101,16 +95,14 @@ module LeaseMachines
 
     def framework_logger
       return ::Rails.logger if defined?(::Rails) && ::Rails.respond_to?(:logger) && ::Rails.logger
-      return ::Sidekiq.logger if defined?(::Sidekiq) && ::Sidekiq.respond_to?(:logger)
 
-      nil
+      ::Sidekiq.logger if defined?(::Sidekiq) && ::Sidekiq.respond_to?(:logger)
     end
 
     def store_shown
       return @store.inspect if @store
-      return "(built on first use)" if @store_builder
 
-      "nil"
+      @store_builder ? "(built on first use)" : "nil"
     end
   end
 

@@ -30,11 +30,30 @@ module LeaseMachines
   # write without comparing tokens: refused, nothing was written.
   class UnfencedWriteError < Error; end
 
-  # A held lease can no longer be relied upon (at risk, expired or fenced).
-  class LeaseLost < Error; end
+  # A held lease can no longer be relied upon (at risk, expired or fenced): {Runtime::Held#check!},
+  # `hold(interrupt: true)`.
+  class LeaseLost < Error
+    attr_reader :resource, :token, :state, :reason
 
-  # `hold!` (or a job's lease) could not acquire the resource: another owner holds it.
-  class Occupied < Error; end
+    def initialize(resource:, token:, state:, reason: nil)
+      @resource = resource
+      @token = token
+      @state = state
+      @reason = reason
+      super("lease on #{resource.inspect} with token #{token} is #{state}#{" (#{reason})" if reason}")
+    end
+  end
+
+  # `hold!` (or a job's lease) could not acquire the resource within its wait: another owner holds it.
+  class Occupied < Error
+    attr_reader :resource, :decision
+
+    def initialize(resource:, decision:)
+      @resource = resource
+      @decision = decision
+      super("#{resource.inspect} could not be acquired: #{decision.reason}")
+    end
+  end
 
   # An integration needs a setting nobody gave (a store, most often).
   class NotConfiguredError < Error; end

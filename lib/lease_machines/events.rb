@@ -10,17 +10,10 @@ module LeaseMachines
     @mutex = Mutex.new
 
     class << self
-      def subscribe(callable)
-        @mutex.synchronize { @subscribers = (@subscribers + [callable]).freeze }
-        callable
-      end
+      def subscribe(callable) = callable.tap { @mutex.synchronize { @subscribers = (@subscribers + [callable]).freeze } }
 
       def unsubscribe(callable)
-        @mutex.synchronize do
-          found = @subscribers.include?(callable)
-          @subscribers = (@subscribers - [callable]).freeze
-          found
-        end
+        @mutex.synchronize { @subscribers.include?(callable).tap { @subscribers = (@subscribers - [callable]).freeze } }
       end
 
       def listened? = !@subscribers.empty? || !active_support.nil?
@@ -41,11 +34,7 @@ module LeaseMachines
 
       private
 
-      def active_support
-        return nil unless defined?(::ActiveSupport::Notifications)
-
-        ::ActiveSupport::Notifications
-      end
+      def active_support = (::ActiveSupport::Notifications if defined?(::ActiveSupport::Notifications))
     end
   end
 

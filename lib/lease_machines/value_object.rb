@@ -22,34 +22,18 @@ module LeaseMachines
         raw = shown.map { |field| "#{field}: #{field}" }.join(", ")
         seen = shown.map { |field| "#{field}=\#{#{field}.inspect}" }.join(" ")
         class_eval <<~RUBY, __FILE__, __LINE__ + 1
-          def ==(other)                                  # def ==(other)
-            same_class?(other) && #{equal}               #   same_class?(other) && other.owner == owner && ...
-          end                                            # end
+          def ==(other) = same_class?(other) && #{equal}       # def ==(other) = same_class?(other) && other.owner == owner && ...
           alias eql? ==
-
-          def hash                                       # def hash
-            [self.class, #{identity.join(', ')}].hash    #   [self.class, owner, token, expires_at_ns].hash
-          end                                            # end
-
-          def to_h                                       # def to_h
-            { #{plain} }                                 #   { owner: ValueObject.plain(owner), ... }
-          end                                            # end
-
-          def deconstruct_keys(_keys)                    # def deconstruct_keys(_keys)
-            { #{raw} }                                   #   { owner: owner, ... }
-          end                                            # end
-
-          def inspect                                    # def inspect
-            "#<\#{self.class.name} #{seen}>"             #   "#<\#{self.class.name} owner=\#{owner.inspect} ...>"
-          end                                            # end
+          def hash = [self.class, #{identity.join(', ')}].hash # def hash = [self.class, owner, token, expires_at_ns].hash
+          def to_h = { #{plain} }                              # def to_h = { owner: ValueObject.plain(owner), ... }
+          def deconstruct_keys(_keys) = { #{raw} }             # def deconstruct_keys(_keys) = { owner: owner, ... }
+          def inspect = "#<\#{self.class.name} #{seen}>"      # def inspect = "#<\#{self.class.name} owner=\#{owner.inspect} ...>"
           alias to_s inspect
         RUBY
       end
     end
 
-    def self.plain(value)
-      ValueObject === value ? value.to_h : value # rubocop:disable Style/CaseEquality -- any object
-    end
+    def self.plain(value) = ValueObject === value ? value.to_h : value # rubocop:disable Style/CaseEquality -- any object
 
     def dup = self
 
@@ -68,9 +52,7 @@ module LeaseMachines
 
     private
 
-    def same_class?(other)
-      self.class === other && other.instance_of?(self.class) # rubocop:disable Style/CaseEquality
-    end
+    def same_class?(other) = self.class === other && other.instance_of?(self.class) # rubocop:disable Style/CaseEquality
   end
 
   def self.show(value)

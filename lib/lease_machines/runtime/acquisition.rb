@@ -12,6 +12,8 @@ module LeaseMachines
         @clock = slots.first.clock
         @ceiling = [MAX_PAUSE, slots.first.cadence.ttl / 2.0].min
         @reacquire = {} # slot => true once an acquire of it had an outcome we could not learn
+        stores = slots.map(&:renewal_store).uniq
+        @shared_store = stores.first if stores.size == 1 # all slots on one store: wait for a handover on any
       end
 
       MAX_PAUSE = 1.0
@@ -39,10 +41,9 @@ module LeaseMachines
 
       def attempt
         decision = failure = nil
-        first = @random.rand(@slots.size)
-        @slots.rotate(first).each do |calls|
+        @slots.rotate(@random.rand(@slots.size)).each do |calls|
           sent_at = @clock.now
-          decision = try(calls, sent_at)
+          decision = acquire(calls, sent_at)
           return [decision, sent_at, nil, calls] if decision&.granted?
         rescue StoreError => e
           failure = e
@@ -51,7 +52,7 @@ module LeaseMachines
         [decision, nil, failure, nil]
       end
 
-      def try(calls, sent_at)
+      def acquire(calls, sent_at)
         @started ||= sent_at
         calls.acquire(reacquire: @reacquire.fetch(calls, false), waited: sent_at - @started)
       end
@@ -60,22 +61,13 @@ module LeaseMachines
 
       def idle(seconds)
         Thread.handle_interrupt(Object => :immediate) do
-          next shared_store.await_handover(@names, seconds) if shared_store
+          next @shared_store.await_handover(@slots.map { |calls| calls.authority.name }, seconds) if @shared_store
 
           authority = @slots[@random.rand(@slots.size)].authority
           next authority.await_handover(seconds) if authority.respond_to?(:await_handover)
 
           @clock.sleep(seconds)
         end
-      end
-
-      def shared_store
-        return @shared_store if defined?(@shared_store)
-
-        authorities = @slots.map(&:authority)
-        stores = authorities.map { |authority| authority.store if authority.respond_to?(:store) }.uniq
-        @names = authorities.map(&:name) if stores.first
-        @shared_store = stores.size == 1 ? stores.first : nil
       end
     end
   end

@@ -2,90 +2,48 @@
 
 module LeaseMachines
   module Runtime
-    # The scheduler's holds by when each is next due: a min-heap whose stale entries are dropped at the top.
+    # The scheduler's holds by when each is next due: entries sorted by time (a binary search places each, a
+    # rescheduled hold's old entry stays behind), whose stale entries are dropped at the front.
     class DueQueue
       # Stale entries allowed beyond twice the live ones before a rebuild.
       COMPACT_SLACK = 64
 
       def initialize
-        @heap = []
+        @entries = []
         @due = {}.compare_by_identity
-        @sequence = 0
       end
 
       def set(hold, at)
-        if at.nil?
-          @due.delete(hold)
-          return
-        end
+        return @due.delete(hold) if at.nil?
+
         @due[hold] = at
-        push([at, @sequence += 1, hold])
-        compact if @heap.size > (2 * @due.size) + COMPACT_SLACK
+        @entries.insert(@entries.bsearch_index { |(entry_at, _)| entry_at > at } || @entries.size, [at, hold])
+        compact if @entries.size > (2 * @due.size) + COMPACT_SLACK
       end
 
       def delete(hold) = @due.delete(hold)
-
-      def include?(hold) = @due.key?(hold)
 
       def empty? = @due.empty?
 
       def size = @due.size
 
-      def entries = @heap.size
+      def entries = @entries.size
 
       def first
-        until @heap.empty?
-          at, _, hold = @heap.first
-          return [hold, at] if @due[hold] == at && @due.key?(hold)
+        until @entries.empty?
+          at, hold = @entries.first
+          return [hold, at] if @due.key?(hold) && @due[hold] == at
 
-          pop
+          @entries.shift
         end
         nil
       end
 
-      def due?(now)
-        entry = first
-        !entry.nil? && entry.last <= now
-      end
+      def due?(now) = (entry = first) ? entry.last <= now : false
 
       private
 
-      def compact
-        @heap = []
-        @due.each { |hold, at| push([at, @sequence += 1, hold]) }
-      end
-
-      def push(entry)
-        @heap << entry
-        index = @heap.size - 1
-        while index.positive?
-          parent = (index - 1) / 2
-          break if (@heap[parent] <=> entry) <= 0
-
-          @heap[index] = @heap[parent]
-          index = parent
-        end
-        @heap[index] = entry
-      end
-
-      def pop
-        last = @heap.pop
-        return if @heap.empty?
-
-        index = 0
-        size = @heap.size
-        loop do
-          child = (2 * index) + 1
-          break if child >= size
-
-          child += 1 if child + 1 < size && (@heap[child + 1] <=> @heap[child]).negative?
-          break if (last <=> @heap[child]) <= 0
-
-          @heap[index] = @heap[child]
-          index = child
-        end
-        @heap[index] = last
-      end
+      def compact = @entries = @due.map { |hold, at| [at, hold] }.sort_by!(&:first)
     end
   end
 end

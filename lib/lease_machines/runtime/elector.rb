@@ -19,7 +19,6 @@ module LeaseMachines
       @authority = authority
       @owner = owner
       @timings = { ttl: lease_duration, renew_after: retry_period, warn_before: lease_duration - renew_deadline }
-      @retry_period = retry_period
       @on_elected = on_elected
       @on_deposed = on_deposed
       @clock = clock
@@ -66,15 +65,9 @@ module LeaseMachines
       self
     end
 
-    def leader?
-      held = @mutex.synchronize { @held }
-      !held.nil? && !held.at_risk?
-    end
+    def leader? = held&.at_risk? == false
 
-    def term
-      held = @mutex.synchronize { @held }
-      held&.token
-    end
+    def term = held&.token
 
     def inspect = "#<#{self.class.name} owner=#{@owner} leader=#{leader?}>"
     alias to_s inspect
@@ -83,12 +76,14 @@ module LeaseMachines
 
     def running? = @mutex.synchronize { @running }
 
+    def held = @mutex.synchronize { @held }
+
     def campaign
       random = Random.new
       while running?
         @authority.hold(owner: @owner, clock: @clock, on_at_risk: method(:wake), on_lost: method(:wake),
                         **@timings) { |held| lead(held) }
-        pause(@retry_period * (1 + (random.rand * (JITTER_FACTOR - 1))))
+        pause(@timings[:renew_after] * (1 + (random.rand * (JITTER_FACTOR - 1))))
       end
     rescue StandardError => e
       Logging.warning("lease_machines: the elector for owner #{@owner} stopped: #{e.class}: #{e.message}")
@@ -101,7 +96,7 @@ module LeaseMachines
       begin
         @on_elected.call(held.token)
         @mutex.synchronize do
-          @clock.wait(@mutex, @changed, [held.remaining - held_warn_margin, 0.001].max) while @running && !held.at_risk?
+          @clock.wait(@mutex, @changed, [held.remaining - @timings[:warn_before], 0.001].max) while @running && !held.at_risk?
         end
       ensure
         @mutex.synchronize { @held = nil }
@@ -109,8 +104,6 @@ module LeaseMachines
         @on_deposed.call(held.token)
       end
     end
-
-    def held_warn_margin = @timings.fetch(:warn_before)
 
     def wake(_held) = @mutex.synchronize { @changed.broadcast }
 

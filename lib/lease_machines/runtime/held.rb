@@ -1,10 +1,13 @@
 # frozen_string_literal: true
 
+require "forwardable"
+
 module LeaseMachines
   module Runtime
     # One lease held by `hold`: what the block is given. Every reader reads the clock when called, so a pause
     # (GC, SIGSTOP) past the TTL reads as lost at once.
     class Held
+      extend Forwardable
       include Renewal
 
       NOT_TOLD = {}.freeze
@@ -12,12 +15,12 @@ module LeaseMachines
 
       attr_reader :resource, :owner
 
-      def initialize(calls:, lease:, sent_at:, cadence:, callbacks:)
+      def initialize(calls:, lease:, sent_at:, callbacks:)
         @calls = calls
         @resource = calls.resource
         @owner = lease.owner
         @lease = lease
-        @holder = Holder.new(token: lease.token, at: sent_at, cadence: cadence)
+        @holder = Holder.new(token: lease.token, at: sent_at, cadence: calls.cadence)
         @granted_at = sent_at # the granting request was sent: `held:` counts from here
         @callbacks = callbacks
         @pid = Process.pid
@@ -30,42 +33,22 @@ module LeaseMachines
         @released = false # the hold ended holding the lease
         @retry_at = nil
         @renewals_ended = false # past max_hold: no renewal is sent again
-        @thread = nil
+        @thread_to_interrupt = nil # `interrupt: true`: the block's thread, raised LeaseLost in on a loss
       end
 
-      def slot = @calls.slot
-
-      def tags = @calls.tags
-
-      def subject = @calls.subject
+      def_delegators :@calls, :slot, :tags, :subject, :renewal_request, :renewal_store
 
       def token = @mutex.synchronize { @holder.token }
 
       def lease = @mutex.synchronize { @lease }
 
-      def state
-        return :expired if forked?
+      def state = forked? ? :expired : at_now { (@released && :released) || @holder.state }
 
-        at_now { @released ? :released : @holder.state }
-      end
+      def reason = forked? ? :forked : at_now { (@released && :released) || @reason }
 
-      def reason
-        return :forked if forked?
+      def at_risk? = forked? || at_now { |now| @released || @holder.at_risk?(now) }
 
-        at_now { @released ? :released : @reason }
-      end
-
-      def at_risk?
-        return true if forked?
-
-        at_now { |now| @released || @holder.at_risk?(now) }
-      end
-
-      def lost?
-        return true if forked?
-
-        at_now { @released || done? }
-      end
+      def lost? = forked? || at_now { @released || done? }
 
       def remaining
         return 0.0 if forked?
@@ -106,7 +89,7 @@ module LeaseMachines
           @mutex.synchronize do
             lapse(now)
             @finished = true
-            @thread = nil
+            @thread_to_interrupt = nil
             @released = !done?
             !@lapsed && now < expires_at
           end
@@ -115,9 +98,7 @@ module LeaseMachines
         @calls.release(self, **held_for(now)) if release && !forked?
       end
 
-      def interrupt(thread)
-        @mutex.synchronize { @thread = thread }
-      end
+      def interrupt_on_loss(thread) = @mutex.synchronize { @thread_to_interrupt = thread }
 
       def interrupt_error
         @mutex.synchronize do
@@ -172,7 +153,7 @@ module LeaseMachines
 
         @calls.emit(:lost, self, status: state, reason: reason, held: @calls.clock.now - @granted_at)
         @callbacks.call(:lost, self)
-        thread = @mutex.synchronize { @thread }
+        thread = @mutex.synchronize { @thread_to_interrupt }
         thread&.raise(interrupt_error) unless thread.equal?(Thread.current)
       end
 

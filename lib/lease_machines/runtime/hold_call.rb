@@ -20,8 +20,7 @@ module LeaseMachines
           decision, sent_at, calls = Acquisition.new(@slots, wait: @wait).call
           next Outcome.new(held: false, value: nil, decision: decision) unless sent_at
 
-          held = Held.new(calls: calls, lease: decision.lease, sent_at: sent_at, cadence: calls.cadence,
-                          callbacks: @callbacks)
+          held = Held.new(calls: calls, lease: decision.lease, sent_at: sent_at, callbacks: @callbacks)
           Outcome.new(held: true, value: under(held, calls.clock, &), decision: decision)
         end
       end
@@ -31,7 +30,7 @@ module LeaseMachines
       def under(held, clock)
         scheduler = Scheduler.for(clock)
         begin
-          held.interrupt(Thread.current) if @interrupt
+          held.interrupt_on_loss(Thread.current) if @interrupt
           scheduler.add(held)
           Thread.handle_interrupt(Object => :immediate) { yield held }
         rescue FencedError => e

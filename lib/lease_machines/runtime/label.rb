@@ -10,11 +10,7 @@ module LeaseMachines
 
       module_function
 
-      def for(label, tags)
-        return Stores::HolderLabel.check(label) unless label.nil?
-
-        default(tags)
-      end
+      def for(label, tags) = label.nil? ? default(tags) : Stores::HolderLabel.check(label)
 
       def default(tags)
         words = [process_words, *tags&.map { |key, value| utf8("#{key}=#{value}") }]
@@ -28,9 +24,8 @@ module LeaseMachines
         words, pid = @process_words
         return words if pid == Process.pid
 
-        words = -"#{utf8(Socket.gethostname)} pid #{Process.pid}"
-        @process_words = [words, Process.pid].freeze
-        words
+        @process_words = [-"#{utf8(Socket.gethostname)} pid #{Process.pid}", Process.pid].freeze
+        @process_words.first
       end
 
       def utf8(word) = word.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: REPLACEMENT).scrub(REPLACEMENT)

@@ -31,20 +31,16 @@ module LeaseMachines
         e
       end
 
-      def batch_store
-        @authority.store if @authority.respond_to?(:store)
-      end
+      # The store that renews this hold together with others due with it ({Stores::BatchRenewal#renew_all}), if any.
+      def renewal_store = (@authority.store if @authority.respond_to?(:store))
 
-      def renewal(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
+      def renewal_request(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
 
-      def renewed(held, result, started:, late:)
+      def batch_renewed(held, result, started:, late:)
         return unless Events.listened?
+        return failed(:renew, held, result, started, late: late) if result.is_a?(StoreError)
 
-        if result.is_a?(StoreError)
-          failed(:renew, held, result, started, late: late)
-        else
-          decided(:renew, held, result, started, late: late)
-        end
+        decided(:renew, held, result, started, late: late)
       end
 
       def release(held, **fields)

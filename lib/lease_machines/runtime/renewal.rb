@@ -42,7 +42,7 @@ module LeaseMachines
         return if sent == false
 
         if sent
-          @calls.renewed(self, result, started: started, late: sent.last) if started
+          @calls.batch_renewed(self, result, started: started, late: sent.last) if started
           answer(result, sent[1])
         end
         report_loss
@@ -53,10 +53,6 @@ module LeaseMachines
       def abandon_renewal
         @renewing.unlock if @renewing.owned?
       end
-
-      def renewal_request(token) = @calls.renewal(token)
-
-      def renewal_store = @calls.batch_store
 
       private
 

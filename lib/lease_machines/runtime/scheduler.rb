@@ -10,10 +10,6 @@ module LeaseMachines
       LINGER = 1.0
       TICK = 0.005
 
-      # Weak: a test's clock and its idle scheduler go away with the test.
-      @schedulers = ObjectSpace::WeakMap.new
-      @mutex = Mutex.new
-
       class << self
         attr_accessor :batching
 
@@ -21,12 +17,14 @@ module LeaseMachines
 
         def settle(clock) = @mutex.synchronize { @schedulers[clock] }&.settle
 
+        # Weak: a test's clock and its idle scheduler go away with the test.
         def forget_all
           @mutex = Mutex.new
           @schedulers = ObjectSpace::WeakMap.new
         end
       end
       self.batching = true
+      forget_all
       # In a forked child the parent's schedulers are forgotten: no renewal thread there for the parent's leases.
       ForkHook.in_child { forget_all }
 
@@ -121,28 +119,35 @@ module LeaseMachines
         Logging.warning("lease_machines: renewing #{held.subject} raised #{e.class}: #{e.message}")
       end
 
+      # The holds of one store that came due in the same tick, renewed with one {Stores::BatchRenewal#renew_all}.
       def renew_together(store, helds)
-        RenewalBatch.new(store, helds).run
+        sent = helds.map(&:begin_renewal)
+        started = MonotonicClock.now
+        results = renew_all(store, helds.zip(sent).select { |_, renewal| renewal })
+        helds.each_with_index { |held, index| held.conclude_renewal(sent[index], results[held], started: started) }
       rescue StandardError => e
         Logging.warning("lease_machines: renewing #{helds.size} holds on #{store.inspect} together raised " \
                         "#{e.class}: #{e.message} (#{helds.map(&:subject).join(', ')})")
+      ensure
+        helds.each(&:abandon_renewal)
       end
 
-      def done_lingering?
-        @linger_until ||= @clock.now + @linger
-        left = @linger_until - @clock.now
-        if left <= 0
-          @thread = nil
-          @linger_until = nil
-          return true
+      def renew_all(store, due)
+        return {} if due.empty?
+
+        answers = begin
+          store.renew_all(due.map { |held, (token, _, _)| held.renewal_request(token) })
+        rescue StoreError => e
+          Array.new(due.size, e)
         end
-        sleep_until(@linger_until, @clock.now)
-        false
+        due.each_with_index.to_h { |(held, _), index| [held, answers.fetch(index)] }
       end
 
-      def take_due(limit)
+      def take_due(now)
+        @busy = true
+        @linger_until = nil
         due = []
-        while (entry = @due.first) && entry.last <= limit
+        while (entry = @due.first) && entry.last <= now + @tick
           held = entry.first
           @due.delete(held)
           @running[held] = true
@@ -158,24 +163,23 @@ module LeaseMachines
         @sleeping_until = nil
       end
 
+      # The holds due now, or nil once none was due for the linger: the thread ends.
       def next_due
         @mutex.synchronize do
           loop do
-            if @due.empty?
-              return nil if done_lingering?
-
-              next
-            end
-            @linger_until = nil
-            _, at = @due.first
             now = @clock.now
-            if at <= now
-              @busy = true
-              return take_due(now + @tick)
-            end
-            sleep_until(at, now)
+            _, at = @due.first
+            return take_due(now) if at && at <= now
+            return stop_lingering if at.nil? && (@linger_until ||= now + @linger) <= now
+
+            @linger_until = nil if at
+            sleep_until(at || @linger_until, now)
           end
         end
+      end
+
+      def stop_lingering
+        @thread = @linger_until = nil
       end
     end
   end

@@ -17,14 +17,11 @@ module LeaseMachines
       end
 
       def self.check(limit, argument: "limit")
-        unless limit.is_a?(Integer)
-          raise TypeError, "#{argument} must be an Integer from 1 to #{MAX} (holders at once), got #{Stores.described(limit)}"
-        end
-        unless limit.between?(1, MAX)
-          raise ArgumentError, "#{argument} must be an Integer from 1 to #{MAX} (holders at once), got #{limit}"
-        end
+        return limit if limit.is_a?(Integer) && limit.between?(1, MAX)
 
-        limit
+        shown = limit.is_a?(Integer) ? limit : Stores.described(limit)
+        raise limit.is_a?(Integer) ? ArgumentError : TypeError,
+              "#{argument} must be an Integer from 1 to #{MAX} (holders at once), got #{shown}"
       end
     end
   end

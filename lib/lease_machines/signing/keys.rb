@@ -30,9 +30,7 @@ module LeaseMachines
         Decision.new(status: decision.status, lease: proven)
       end
 
-      def inspect
-        "#<#{self.class.name} (#{size} #{size == 1 ? 'key' : 'keys'}, not shown)>"
-      end
+      def inspect = "#<#{self.class.name} (#{size} #{size == 1 ? 'key' : 'keys'}, not shown)>"
       alias to_s inspect
     end
   end

@@ -13,11 +13,7 @@ module LeaseMachines
 
         def switch(name)
           mode = name && MODES.fetch(name) { raise ArgumentError, "unknown test mode #{name.inspect}" }.call
-          LOCK.synchronize do
-            previous = TestMode.current
-            TestMode.current = mode
-            previous
-          end
+          LOCK.synchronize { TestMode.current.tap { TestMode.current = mode } }
         end
 
         def within(name)
@@ -67,39 +63,20 @@ module LeaseMachines
     class Fenced < Bypass
       def name = :fenced
 
-      def guard(resource, token)
-        raise FencedError.new(resource: resource, token: token, highest: token + 1)
-      end
+      def guard(resource, token) = raise(FencedError.new(resource: resource, token: token, highest: token + 1))
     end
 
     class << self
-      def bypass!
-        Mode.switch(:bypass)
-        nil
+      { bypass!: :bypass, occupied!: :occupied, fenced!: :fenced, disable!: nil }.each do |method, mode|
+        define_method(method) do
+          Mode.switch(mode)
+          nil
+        end
       end
 
-      def occupied!
-        Mode.switch(:occupied)
-        nil
-      end
-
-      def fenced!
-        Mode.switch(:fenced)
-        nil
-      end
-
-      def disable!
-        Mode.switch(nil)
-        nil
-      end
+      %i[bypass occupied fenced].each { |mode| define_method(mode) { |&block| Mode.within(mode, &block) } }
 
       def mode = Mode.current
-
-      def bypass(&) = Mode.within(:bypass, &)
-
-      def occupied(&) = Mode.within(:occupied, &)
-
-      def fenced(&) = Mode.within(:fenced, &)
     end
   end
 end
