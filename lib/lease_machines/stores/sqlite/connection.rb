@@ -64,10 +64,12 @@ module LeaseMachines
           self.class.patiently(@busy_timeout_ms, &)
         end
 
-        # A prepared statement's first row, then reset (`execute` compiles every time).
+        # A prepared statement's first row, then reset (`execute` compiles every time). Bound one by one:
+        # `bind_params` flattens its arguments and looks for named ones on every call.
         def run(sql, *binds)
           statement = (@statements[sql] ||= @database.prepare(sql))
-          statement.bind_params(*binds) unless binds.empty?
+          index = 0
+          binds.each { |value| statement.bind_param(index += 1, value) }
           statement.step
         ensure
           begin

@@ -15,6 +15,13 @@ module LeaseMachines
                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4)".freeze
       UPDATE_LABELLED_SQL = "UPDATE #{TABLE} SET #{SET_COLUMNS}, #{HolderLabel::COLUMN} = ?7, " \
                             "#{HolderLabel::TOKEN_COLUMN} = ?4 WHERE name = ?1".freeze
+      # The compare-and-set (the row the decision was made on after the written values; `IS`: NULL-safe) and a
+      # new row's create, each changing nothing when another decision got there first.
+      SAME_SQL = ->(first) { COLUMNS.split(", ").each_with_index.map { |column, i| "#{column} IS ?#{first + i}" }.join(" AND ") }
+      CAS_SQL = "#{UPDATE_SQL} AND #{SAME_SQL.call(7)}".freeze
+      CAS_LABELLED_SQL = "#{UPDATE_LABELLED_SQL} AND #{SAME_SQL.call(8)}".freeze
+      CREATE_SQL = "#{INSERT_SQL} ON CONFLICT (name) DO NOTHING".freeze
+      CREATE_LABELLED_SQL = "#{INSERT_LABELLED_SQL} ON CONFLICT (name) DO NOTHING".freeze
       STATUS_COLUMNS = "name, #{COLUMNS}, updated_at, #{HolderLabel.shown_sql('')}".freeze
       STATUS_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name = ?".freeze
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} ORDER BY name".freeze
