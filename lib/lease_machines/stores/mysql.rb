@@ -146,14 +146,12 @@ module LeaseMachines
         status_from(values)
       end
 
-      def read_statuses
-        rows = query(SQL.statuses(labelled_for_reading?)).reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
-      end
+      def read_statuses = statuses_from(query(SQL.statuses(labelled_for_reading?)))
+      def read_statuses_of(names) = statuses_from(query(SQL.statuses_of(names, labelled_for_reading?)))
 
-      def read_statuses_of(names)
-        rows = query(SQL.statuses_of(names, labelled_for_reading?)).reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      # A row without a name is the LEFT JOIN's clock alone (no resource).
+      def statuses_from(rows)
+        readable_statuses(rows.reject { |values| values[1].nil? }, name_at: 1) { |values| status_from(values) }
       end
 
       def read_names = query(NAMES_SQL).map { |(name)| name.dup.force_encoding(Encoding::UTF_8) }

@@ -199,18 +199,18 @@ module LeaseMachines
       end
 
       def read_status(name)
-        rows, clock = read(labelled? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name])
+        rows, clock = read(status_sql(STATUS_SQL), [name])
         rows.first && status_from(rows.first, clock)
       end
 
-      def read_statuses
-        rows, clock = read(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, [])
-        readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
-      end
+      def read_statuses = statuses_read(STATUSES_SQL, [])
+      def read_statuses_of(names) = statuses_read(format(STATUSES_OF_SQL, names: Array.new(names.size, "?").join(", ")), names)
 
-      def read_statuses_of(names)
-        sql = format(labelled? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL, names: Array.new(names.size, "?").join(", "))
-        rows, clock = read(sql, names)
+      # A table made before labels has no label column: NULL is read in its place.
+      def status_sql(sql) = labelled? ? sql : sql.sub(HolderLabel.shown_sql(""), "NULL")
+
+      def statuses_read(sql, params)
+        rows, clock = read(status_sql(sql), params)
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 

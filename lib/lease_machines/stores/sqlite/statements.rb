@@ -27,9 +27,6 @@ module LeaseMachines
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} ORDER BY name".freeze
       STATUSES_OF_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name IN (%<names>s) ORDER BY name".freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name".freeze
-      UNLABELLED_STATUS_SQL = STATUS_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
-      UNLABELLED_STATUSES_SQL = STATUSES_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
-      UNLABELLED_STATUSES_OF_SQL = STATUSES_OF_SQL.sub(HolderLabel.shown_sql(""), "NULL").freeze
       LABEL_COLUMNS_SQL = "SELECT count(*), coalesce(sum(name = '#{HolderLabel::COLUMN}'), 0), " \
                           "coalesce(sum(name = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
                           "FROM pragma_table_info('#{TABLE}')".freeze
