@@ -203,14 +203,16 @@ module LeaseMachines
         rows.first && status_from(rows.first, clock)
       end
 
-      def read_statuses = statuses_read(STATUSES_SQL, [])
-      def read_statuses_of(names) = statuses_read(format(STATUSES_OF_SQL, names: Array.new(names.size, "?").join(", ")), names)
+      def read_statuses = statuses_read(status_sql(STATUSES_SQL), [])
 
-      # A table made before labels has no label column: NULL is read in its place.
-      def status_sql(sql) = labelled? ? sql : sql.sub(HolderLabel.shown_sql(""), "NULL")
+      def read_statuses_of(names)
+        statuses_read(format(status_sql(STATUSES_OF_SQL), names: Array.new(names.size, "?").join(", ")), names)
+      end
+
+      def status_sql(sql) = labelled? ? sql : UNLABELLED_SQL.fetch(sql)
 
       def statuses_read(sql, params)
-        rows, clock = read(status_sql(sql), params)
+        rows, clock = read(sql, params)
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 

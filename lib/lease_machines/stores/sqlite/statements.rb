@@ -27,6 +27,7 @@ module LeaseMachines
       STATUSES_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} ORDER BY name".freeze
       STATUSES_OF_SQL = "SELECT #{STATUS_COLUMNS} FROM #{TABLE} WHERE name IN (%<names>s) ORDER BY name".freeze
       NAMES_SQL = "SELECT name FROM #{TABLE} ORDER BY name".freeze
+      UNLABELLED_SQL = HolderLabel.unlabelled([STATUS_SQL, STATUSES_SQL, STATUSES_OF_SQL], "")
       LABEL_COLUMNS_SQL = "SELECT count(*), coalesce(sum(name = '#{HolderLabel::COLUMN}'), 0), " \
                           "coalesce(sum(name = '#{HolderLabel::TOKEN_COLUMN}'), 0) " \
                           "FROM pragma_table_info('#{TABLE}')".freeze
