@@ -79,11 +79,8 @@ module LeaseMachines
           end
         end
 
-        # SQLite answers COMMIT with an error or not at all.
-        def commit
-          run("COMMIT")
-          nil
-        end
+        # SQLite answers COMMIT with an error or not at all (nil: COMMIT returns no row).
+        def commit = run("COMMIT")
 
         # A failed COMMIT that left the transaction open: refused, nothing committed.
         def refused?(error) = error.is_a?(::SQLite3::Exception) && @database.transaction_active?
