@@ -107,6 +107,21 @@ module Bench
     times
   end
 
+  # Ratios of `label`'s mean time to `baseline`'s over `times` (as Bench.interleaved returns), per
+  # transaction: the whole run's, then each of `blocks` consecutive stretches of it. Returns
+  # [whole, p50 whole, [per block]]: the blocks' range is the run's spread.
+  def interleaved_ratios(times, label, baseline, transactions: 1, blocks: 5)
+    mine = times.fetch(label)
+    theirs = times.fetch(baseline)
+    mean = ->(values) { values.sum / values.size }
+    size = (mine.size / blocks.to_f).ceil
+    per_block = mine.each_slice(size).zip(theirs.each_slice(size)).map { |m, t| mean.call(m) / mean.call(t) / transactions }
+    [mean.call(mine) / mean.call(theirs) / transactions, median(mine) / median(theirs) / transactions, per_block]
+  end
+
+  # "1.12x (1.05-1.20x)": a ratio and its blocks' range.
+  def ratio_range(ratio, blocks) = "#{ratio(ratio)} (#{format('%.2f', blocks.min)}-#{ratio(blocks.max)})"
+
   def median(values)
     sorted = values.sort
     mid = sorted.size / 2

@@ -21,8 +21,8 @@ module LeaseMachines
         super(before_commit: before_commit, signing_keys: signing_keys, tokens: tokens, durability: durability)
         @deadline = Deadline.from(timeout)
         @connections = Connections.for(connection)
-        driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary),
-                                      hint: missing_table_hint)
+        hint = missing_table_hint { |error| error.is_a?(Mysql2::Error) && error.error_number == NO_SUCH_TABLE }
+        driver = Failures::Driver.new(error: Mysql2::Error, summary: Errors.method(:summary), hint: hint)
         @failures = Failures.new("MySQL", driver: driver, server: true)
         @fast_path = FastPath.new(@connections, @failures)
       end
@@ -107,15 +107,6 @@ module LeaseMachines
 
       def inspect_source = @connections.to_s
 
-      def missing_table_hint
-        store_class = self.class
-        lambda do |error|
-          return "" unless error.is_a?(Mysql2::Error) && error.error_number == 1146 # ER_NO_SUCH_TABLE
-
-          "; create the table with store.setup! (or run #{store_class}::SCHEMA_SQL in a migration)"
-        end
-      end
-
       def query(sql)
         @connections.with { |session| session.query(sql) }
       rescue Mysql2::Error => e
@@ -129,6 +120,7 @@ module LeaseMachines
       end
 
       DUPLICATE_COLUMN = 1060 # ER_DUP_FIELDNAME
+      NO_SUCH_TABLE = 1146 # ER_NO_SUCH_TABLE
       DURABILITY_VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', " \
                                  "'log_bin', 'sync_binlog', 'read_only', 'rpl_semi_sync_master_enabled', " \
                                  "'rpl_semi_sync_master_wait_point', 'rpl_semi_sync_master_timeout', " \
@@ -146,14 +138,12 @@ module LeaseMachines
         status_from(values)
       end
 
-      def read_statuses
-        rows = query(SQL.statuses(labelled_for_reading?)).reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
-      end
+      def read_statuses = statuses_from(query(SQL.statuses(labelled_for_reading?)))
+      def read_statuses_of(names) = statuses_from(query(SQL.statuses_of(names, labelled_for_reading?)))
 
-      def read_statuses_of(names)
-        rows = query(SQL.statuses_of(names, labelled_for_reading?)).reject { |values| values[1].nil? }
-        readable_statuses(rows, name_at: 1) { |values| status_from(values) }
+      # A row without a name is the LEFT JOIN's clock alone (no resource).
+      def statuses_from(rows)
+        readable_statuses(rows.reject { |values| values[1].nil? }, name_at: 1) { |values| status_from(values) }
       end
 
       def read_names = query(NAMES_SQL).map { |(name)| name.dup.force_encoding(Encoding::UTF_8) }

@@ -4,6 +4,7 @@ require "sqlite3"
 require "time"
 require "lease_machines/stores"
 require "lease_machines/stores/schema"
+require "lease_machines/stores/fast_path"
 
 module LeaseMachines
   module Stores
@@ -49,20 +50,23 @@ module LeaseMachines
       end
       # rubocop:enable Metrics/ParameterLists
 
-      # @api private: a grant is first decided on the row read outside any transaction (a WAL reader takes
-      # no lock), so a refusal never takes the write lock; anything else in one BEGIN IMMEDIATE transaction.
+      # @api private: a grant is decided on the row read outside any transaction (a WAL reader takes no lock), so a
+      # refusal never takes the write lock; it is written by a compare-and-set in BEGIN IMMEDIATE, read and decided
+      # again when another decision changed the row first, in the locked transaction after {FastPath::ATTEMPTS}.
       def decide(name, request, label = nil)
         return released(name, super) if before_commit || !request.grant?
 
-        columns, clock = @mutex.synchronize do
-          connection = @connection.current
-          [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
-        end
-        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND, tokens)
-        @waiters&.want(name) if decision.reason == :occupied
-        return decision unless after
+        label = stored_label(label)
+        paused = false
+        FastPath::ATTEMPTS.times do
+          decision, after, columns = decided_on_read(name, request)
+          return decision unless after
+          # After a pause the row is read again: another process may have taken its turn.
+          next if decision.granted? && !paused && (paused = take_turn(name))
 
-        take_turn(name) if decision.granted?
+          written = HolderLabel.written(request, decision, after, label)
+          return decision if transaction { |tx| tx.compare_and_set(name, columns, after, written) }
+        end
         super
       rescue ::SQLite3::Exception => e
         raise @failures.failed(e, Failures::NOT_WRITTEN)
@@ -77,11 +81,13 @@ module LeaseMachines
 
       # Handover fairness: taking back a resource this process released within HANDOVER_WINDOW first pauses,
       # while another process wants it ({Waiters}). Without it the releasing process took back nearly every lease.
+      # @return [Boolean] whether it paused
       def take_turn(name)
         released, at = @last_release
-        return unless released == name && monotonic - at < HANDOVER_WINDOW && @waiters&.wanted?(name)
+        return false unless released == name && monotonic - at < HANDOVER_WINDOW && @waiters&.wanted?(name)
 
         sleep(rand * HANDOVER_JITTER)
+        true
       end
 
       def released(name, decision)
@@ -130,6 +136,17 @@ module LeaseMachines
       private
 
       def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+      # A grant decided on the row as read now, outside any transaction: [decision, the row to write or nil, the row read].
+      def decided_on_read(name, request)
+        columns, clock = @mutex.synchronize do
+          connection = @connection.current
+          [connection.patiently { connection.run(LOCK_SQL, name) }, clock_ms]
+        end
+        decision, after = request.decide(name, columns, clock * NANOS_PER_MILLISECOND, tokens)
+        @waiters&.want(name) if decision.reason == :occupied
+        [decision, after, columns]
+      end
 
       def handover_wait(names, seconds)
         names.each { |name| @waiters.want(name) } if @waiters
@@ -182,18 +199,20 @@ module LeaseMachines
       end
 
       def read_status(name)
-        rows, clock = read(labelled? ? STATUS_SQL : UNLABELLED_STATUS_SQL, [name])
+        rows, clock = read(status_sql(STATUS_SQL), [name])
         rows.first && status_from(rows.first, clock)
       end
 
-      def read_statuses
-        rows, clock = read(labelled? ? STATUSES_SQL : UNLABELLED_STATUSES_SQL, [])
-        readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
-      end
+      def read_statuses = statuses_read(status_sql(STATUSES_SQL), [])
 
       def read_statuses_of(names)
-        sql = format(labelled? ? STATUSES_OF_SQL : UNLABELLED_STATUSES_OF_SQL, names: Array.new(names.size, "?").join(", "))
-        rows, clock = read(sql, names)
+        statuses_read(format(status_sql(STATUSES_OF_SQL), names: Array.new(names.size, "?").join(", ")), names)
+      end
+
+      def status_sql(sql) = labelled? ? sql : UNLABELLED_SQL.fetch(sql)
+
+      def statuses_read(sql, params)
+        rows, clock = read(sql, params)
         readable_statuses(rows, name_at: 0) { |values| status_from(values, clock) }
       end
 

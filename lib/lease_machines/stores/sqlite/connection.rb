@@ -64,10 +64,12 @@ module LeaseMachines
           self.class.patiently(@busy_timeout_ms, &)
         end
 
-        # A prepared statement's first row, then reset (`execute` compiles every time).
+        # A prepared statement's first row, then reset (`execute` compiles every time). Bound one by one:
+        # `bind_params` flattens its arguments and looks for named ones on every call.
         def run(sql, *binds)
           statement = (@statements[sql] ||= @database.prepare(sql))
-          statement.bind_params(*binds) unless binds.empty?
+          index = 0
+          binds.each { |value| statement.bind_param(index += 1, value) }
           statement.step
         ensure
           begin
@@ -77,11 +79,8 @@ module LeaseMachines
           end
         end
 
-        # SQLite answers COMMIT with an error or not at all.
-        def commit
-          run("COMMIT")
-          nil
-        end
+        # SQLite answers COMMIT with an error or not at all (nil: COMMIT returns no row).
+        def commit = run("COMMIT")
 
         # A failed COMMIT that left the transaction open: refused, nothing committed.
         def refused?(error) = error.is_a?(::SQLite3::Exception) && @database.transaction_active?

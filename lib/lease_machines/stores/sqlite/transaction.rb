@@ -29,6 +29,18 @@ module LeaseMachines
 
           raise @failures.row_count("writing", name, @connection.changes)
         end
+
+        # Writes `after` only when the row still holds `before` (nil: no row yet); whether it wrote.
+        def compare_and_set(name, before, after, label)
+          kept = label == HolderLabel::KEEP
+          sql = if before
+                  kept ? CAS_SQL : CAS_LABELLED_SQL
+                else
+                  kept ? CREATE_SQL : CREATE_LABELLED_SQL
+                end
+          @statements.run(sql, name, *after, *(kept ? [] : [label]), *before)
+          @connection.changes == 1
+        end
       end
     end
   end
