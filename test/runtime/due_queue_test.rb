@@ -3,7 +3,7 @@
 require "test_helper"
 
 module LeaseMachines
-  # The scheduler's heap against a plain Hash scanned in full, on random
+  # The scheduler's queue against a plain Hash scanned in full, on random
   # schedules, reschedules and removals.
   class DueQueueTest < Minitest::Test
     def test_first_is_always_the_earliest_current_entry
@@ -30,7 +30,7 @@ module LeaseMachines
     end
 
     # Holds that come and go faster than they come due leave stale entries;
-    # the heap is rebuilt before they pile up.
+    # the queue is rebuilt before they pile up.
     def test_stale_entries_do_not_pile_up
       queue = Runtime::DueQueue.new
       kept = Object.new

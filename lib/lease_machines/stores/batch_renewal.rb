@@ -47,7 +47,7 @@ module LeaseMachines
       end
     end
 
-    # Several renewals in one transaction, one COMMIT (included by {Store}; docs/RUNTIME.md, "Batched renewals").
+    # Several renewals in one transaction, one COMMIT (included by {Store}; docs/RUNTIME.md, "The renewal thread").
     module BatchRenewal
       # Renews several leases in one transaction, all or nothing: a failure is every renewal's answer, a
       # refusal is that renewal's Decision. @return [Array<Decision>] one per renewal, in the order given
