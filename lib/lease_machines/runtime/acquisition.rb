@@ -12,8 +12,6 @@ module LeaseMachines
         @clock = slots.first.clock
         @ceiling = [MAX_PAUSE, slots.first.cadence.ttl / 2.0].min
         @reacquire = {} # slot => true once an acquire of it had an outcome we could not learn
-        stores = slots.map(&:renewal_store).uniq
-        @shared_store = stores.first if stores.size == 1 # all slots on one store: wait for a handover on any
       end
 
       MAX_PAUSE = 1.0
@@ -61,13 +59,21 @@ module LeaseMachines
 
       def idle(seconds)
         Thread.handle_interrupt(Object => :immediate) do
-          next @shared_store.await_handover(@slots.map { |calls| calls.authority.name }, seconds) if @shared_store
+          next shared_store.await_handover(@slots.map { |calls| calls.authority.name }, seconds) if shared_store
 
           authority = @slots[@random.rand(@slots.size)].authority
           next authority.await_handover(seconds) if authority.respond_to?(:await_handover)
 
           @clock.sleep(seconds)
         end
+      end
+
+      # All slots on one store: wait for a handover on any. Asked on the first wait only: most holds never wait.
+      def shared_store
+        return @shared_store if defined?(@shared_store)
+
+        stores = @slots.map(&:renewal_store).uniq
+        @shared_store = (stores.first if stores.size == 1)
       end
     end
   end
