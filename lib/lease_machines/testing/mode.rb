@@ -67,16 +67,21 @@ module LeaseMachines
     end
 
     class << self
-      { bypass!: :bypass, occupied!: :occupied, fenced!: :fenced, disable!: nil }.each do |method, mode|
-        define_method(method) do
-          Mode.switch(mode)
-          nil
-        end
-      end
-
-      %i[bypass occupied fenced].each { |mode| define_method(mode) { |&block| Mode.within(mode, &block) } }
-
+      def bypass! = switch(:bypass)
+      def occupied! = switch(:occupied)
+      def fenced! = switch(:fenced)
+      def disable! = switch(nil)
+      def bypass(&) = Mode.within(:bypass, &)
+      def occupied(&) = Mode.within(:occupied, &)
+      def fenced(&) = Mode.within(:fenced, &)
       def mode = Mode.current
+
+      private
+
+      def switch(mode)
+        Mode.switch(mode)
+        nil
+      end
     end
   end
 end
