@@ -309,6 +309,29 @@ module LeaseMachines
       assert_equal 16.0, authority.checkpoint.observed
     end
 
+    # A grant is decided on the row read outside any transaction and written by a compare-and-set. Another
+    # store's grant made between that read and the write (here from inside the first store's clock, which it
+    # reads right after the row) must make the first read again and be refused, never overwrite the grant.
+    def test_a_grant_landing_between_the_read_and_the_write_is_not_overwritten
+      name = unique_name
+      new_store.authority(name).tap { |created| created.release(owner: 9, token: created.acquire(owner: 9, ttl: 5).lease.token) }
+      other = new_store.authority(name)
+      raced = nil
+      armed = false
+      clock = lambda do
+        raced ||= other.acquire(owner: 2, ttl: 30) if armed
+        Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)
+      end
+      store = new_store(clock: clock)
+      store.status(name) # the table's columns are asked once, here: the next clock read follows the row's
+      armed = true
+      decision = store.authority(name).acquire(owner: 1, ttl: 30)
+      assert_predicate raced, :granted?
+      refute_predicate decision, :granted?, "the row changed after the read: read again, it is occupied"
+      status = new_store.status(name)
+      assert_equal [2, raced.lease.token], [status.lease.owner, status.lease.token], "the racing grant stands"
+    end
+
     def test_a_bad_clock_raises_and_writes_nothing
       name = unique_name
       store = new_store(clock: -> { 1.5 })
