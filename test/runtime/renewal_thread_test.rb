@@ -25,6 +25,23 @@ module LeaseMachines
       assert_nil scheduler.thread
     end
 
+    # A process that takes and gives back leases in a loop does not wake the
+    # thread for each: once it lingers, a hold's end leaves it asleep (each
+    # linger that ends while a hold is held costs two sleeps more).
+    def test_holds_taken_and_given_back_in_a_loop_do_not_wake_the_thread_each_time
+      scheduler = Runtime::Scheduler.for(Runtime::MonotonicClock)
+      authority = Stores::Memory.new.authority("nightly")
+      authority.hold(owner: 7, ttl: 300) { nil }
+      renewals = scheduler.thread
+      Thread.pass until planning_the_next_renewal?(renewals)
+      sleeps = 0
+      counting = TracePoint.new(:call) do |point|
+        sleeps += 1 if Thread.current.equal?(renewals) && point.method_id == :sleep_until
+      end
+      counting.enable { 50.times { authority.hold(owner: 7, ttl: 300) { Thread.pass } } }
+      assert_operator sleeps, :<=, 10, "the renewal thread went back to sleep #{sleeps} times for 50 holds"
+    end
+
     private
 
     def planning_the_next_renewal?(thread)

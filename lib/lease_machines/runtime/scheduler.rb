@@ -56,11 +56,13 @@ module LeaseMachines
         end
       end
 
+      # The last hold gone, a thread asleep past a linger is woken to linger and end; one already lingering is
+      # not, so holds taken and given back in a loop do not wake it each time.
       def remove(held)
         @mutex.synchronize do
           @due.delete(held)
           @running.delete(held)
-          @wake.signal if @due.empty?
+          @wake.signal if @due.empty? && !lingering?
         end
       end
 
@@ -82,6 +84,9 @@ module LeaseMachines
       alias to_s inspect
 
       private
+
+      # Asleep for no longer than a linger: it ends then unless a hold came.
+      def lingering? = @linger.positive? && @sleeping_until && @sleeping_until <= @clock.now + @linger
 
       def idle?
         @mutex.synchronize do
