@@ -109,7 +109,7 @@ module LeaseMachines
         unless seconds.is_a?(Numeric) && seconds.real?
           raise TypeError, "seconds must be a real Numeric (seconds to wait), got #{Stores.described(seconds)}"
         end
-        unless !seconds.negative? && seconds.to_f.finite?
+        unless !seconds.negative? && seconds <= Float::MAX # compared exactly: 10**400.to_f warns
           raise ArgumentError, "seconds must be non-negative and finite, got #{seconds.inspect}"
         end
 
