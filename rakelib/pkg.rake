@@ -15,7 +15,7 @@
 #   rake gem:aarch64                  the aarch64-linux gem, cross-compiled, smoke-tested under qemu
 #                                     (needs root: script/matrix arm64)
 #   rake gem:darwin                   the arm64-darwin and x86_64-darwin gems, cross-built here with
-#                                     zig for the Rubies of DARWIN_RUBIES (default 3.1 3.3), and
+#                                     zig and lld for the Rubies of DARWIN_RUBIES (default 3.1 3.3),
 #                                     their libraries checked as Mach-O files (rakelib/packaging/darwin.rb);
 #                                     gem:darwin:arm64-darwin, gem:darwin:x86_64-darwin: one of them
 #   rake "gem:darwin:check[pkg/x.gem]"  that check alone, on a built darwin gem
@@ -139,7 +139,7 @@ end
 # (rakelib/packaging/darwin_check.rb). The release workflow builds the
 # published ones on macOS runners and smoke-tests them there.
 LeaseMachinesPackaging::DARWIN_TARGETS.each do |platform, target|
-  desc "Cross-build pkg/lease_machines-VERSION-#{platform}.gem with zig (Ruby DARWIN_RUBIES) and check its libraries"
+  desc "Cross-build pkg/lease_machines-VERSION-#{platform}.gem with zig and lld (Ruby DARWIN_RUBIES) and check its libraries"
   task "gem:darwin:#{platform}" do
     LeaseMachinesPackaging.timed("gem:darwin:#{platform}") do
       LeaseMachinesPackaging.darwin_tools
@@ -154,7 +154,7 @@ LeaseMachinesPackaging::DARWIN_TARGETS.each do |platform, target|
   end
 end
 
-desc "Cross-build the arm64-darwin and x86_64-darwin gems with zig and check their libraries"
+desc "Cross-build the arm64-darwin and x86_64-darwin gems with zig and lld and check their libraries"
 task "gem:darwin" => LeaseMachinesPackaging::DARWIN_TARGETS.keys.map { |platform| "gem:darwin:#{platform}" }
 
 desc "Check a built darwin gem's libraries as Mach-O files (CPU, exports, what they bind to) and that it holds no Rust source"

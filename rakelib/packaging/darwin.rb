@@ -20,6 +20,13 @@ require_relative "smoke"
 #   this Ruby, as a cross build of Ruby does) gives rbconfig.rb. Nothing of
 #   Ruby is compiled. rb-sys reads that rbconfig.rb through RBCONFIG_*, and
 #   the headers from the source tree and the configured config.h.
+# - LLVM's lld links the library, not zig: zig's Mach-O linker takes
+#   rustc's -exported_symbols_list and ignores it, so a zig-linked library
+#   exported every global Rust symbol (329 besides the init function and
+#   ruby_abi_version, which the list names). lld reads the list as Apple's
+#   ld (which links the published gems on macOS runners) does. It is the
+#   rust-lld of rustup's toolchain, linking against zig's libSystem stubs
+#   (darwin_stubs).
 #
 # Everything goes to tmp/darwin/ and is reused: each step is skipped when its
 # result is there.
@@ -62,6 +69,30 @@ module LeaseMachinesPackaging
 
   def zig
     File.join(DARWIN_DIR, "py", "ziglang", "zig")
+  end
+
+  # LLVM's lld as rustup ships it with the toolchain (rustc infers the
+  # Mach-O flavour from its name and the target).
+  def rust_lld
+    sysroot = IO.popen([ENV.fetch("RUSTC", "rustc"), "--print", "sysroot"], &:read).strip
+    path = File.join(sysroot, "lib", "rustlib", rust_host.to_s, "bin", "rust-lld")
+    raise "#{path}: no rust-lld in rustc's toolchain (rustup ships it)" unless File.executable?(path)
+
+    path
+  end
+
+  # The libSystem stubs lld links against, in tmp/darwin/stubs/: zig's
+  # libSystem.tbd without the arm64e.x1 targets, an Apple-internal
+  # architecture that LLVM's stub reader refuses; and libc.tbd and libm.tbd,
+  # which rustc also asks for, as the SDK has them: links to libSystem.
+  # @return [String] the folder
+  def darwin_stubs
+    dir = File.join(DARWIN_DIR, "stubs")
+    stubs = File.read(File.join(File.dirname(zig), "lib", "libc", "darwin", "libSystem.tbd"))
+    mkdir_p dir
+    File.write(File.join(dir, "libSystem.tbd"), stubs.gsub(/,\s*arm64e\.x1-\w+/, ""))
+    %w[libc.tbd libm.tbd].each { |name| ln_sf "libSystem.tbd", File.join(dir, name), verbose: false }
+    dir
   end
 
   # zig and cargo-zigbuild from PyPI into tmp/darwin/py, the Rust targets from rustup.
@@ -156,7 +187,8 @@ module LeaseMachinesPackaging
 
   # The environment of a cross build for `platform` against Ruby `minor`'s
   # darwin configuration: rb-sys reads its RbConfig, the headers of its
-  # source tree and its config.h; cargo-zigbuild links with zig.
+  # source tree and its config.h; cargo-zigbuild gives zig as the C compiler,
+  # and lld links (against darwin_stubs), honouring rustc's export list.
   def darwin_env(platform, minor)
     config_dir = darwin_ruby_config(platform, minor)
     source = ruby_source(minor)
@@ -164,9 +196,13 @@ module LeaseMachinesPackaging
     env = rbconfig_env(config)
     env["RBCONFIG_rubyhdrdir"] = File.join(source, "include")
     env["RBCONFIG_rubyarchhdrdir"] = File.join(config_dir, ".ext", "include", config.fetch("arch"))
+    triple = PLATFORMS.fetch(platform)
     env.merge(
       "CARGO" => File.join(DARWIN_DIR, "py", "bin", "cargo-zigbuild"),
-      "CARGO_BUILD_TARGET" => PLATFORMS.fetch(platform),
+      "CARGO_BUILD_TARGET" => triple,
+      # cargo-zigbuild sets its zig linker only where none is set.
+      "CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER" => rust_lld,
+      "CARGO_TARGET_#{triple.upcase.tr('-', '_')}_RUSTFLAGS" => "-L native=#{darwin_stubs}",
       "MACOSX_DEPLOYMENT_TARGET" => DARWIN_TARGETS.fetch(platform).fetch(:macos),
       "LIBCLANG_PATH" => File.join(DARWIN_DIR, "py", "clang", "native"),
       "PATH" => [File.dirname(zig), ENV.fetch("PATH")].join(File::PATH_SEPARATOR)

@@ -3,6 +3,7 @@
 require "rubygems/package"
 require "tmpdir"
 require_relative "macho"
+require_relative "library_exports"
 
 module LeaseMachinesPackaging
   # What a darwin platform gem must be, checked on its files since it cannot be
@@ -23,7 +24,8 @@ module LeaseMachinesPackaging
     # The problems of one library built for `platform` (empty when it passes):
     # a 64-bit Mach-O of the platform's CPU that dlopen loads (a bundle, or
     # the dylib a Rust cdylib is), built for `min_macos` (nil: not checked),
-    # exporting Init_lease_machines_native, loading only libSystem and
+    # exporting Init_lease_machines_native and nothing else but what
+    # LibraryExports allows, loading only libSystem and
     # binding every other symbol to libSystem or, looked up at load time, to
     # Ruby's C API. A file that is no Mach-O at all raises MachO::Invalid.
     def library_problems(path, platform, min_macos: nil)
@@ -34,13 +36,14 @@ module LeaseMachinesPackaging
       problems << "file type is #{macho.file_type}, not bundle or dylib" unless %w[bundle dylib].include?(macho.file_type)
       problems << "built for macOS #{macho.min_macos.inspect}, not #{min_macos}" if min_macos && macho.min_macos != min_macos
       problems << "does not export #{INIT}" unless macho.exported.include?(INIT)
+      problems << LibraryExports.problem(macho.exported, prefix: "_")
       (macho.dylibs - SYSTEM_DYLIBS).each { |dylib| problems << "loads #{dylib}" }
       macho.imports.each do |import|
         next if import.library == :flat_lookup ? import.name.match?(RUBY_API) : SYSTEM_DYLIBS.include?(import.library)
 
         problems << "#{import.name} is bound to #{import.library}"
       end
-      problems
+      problems.compact
     end
 
     # Checks a built darwin gem: a library per Ruby minor where the loader

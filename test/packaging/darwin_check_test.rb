@@ -96,7 +96,22 @@ class DarwinCheckTest < Minitest::Test
   end
 
   def test_a_bundle_without_the_init_function_fails
-    assert_equal ["does not export _Init_lease_machines_native"], problems(macho(exports: ["_Init_other"]))
+    assert_equal ["does not export _Init_lease_machines_native",
+                  "exports 1 symbol besides _Init_lease_machines_native and _ruby_abi_version: _Init_other"],
+                 problems(macho(exports: ["_Init_other"]))
+  end
+
+  # What a linker that ignores rustc's export list leaves (zig's did: 329
+  # Rust symbols besides these two).
+  def test_a_bundle_exporting_more_than_the_init_function_and_the_abi_version_fails
+    assert_equal [], problems(macho(exports: %w[_Init_lease_machines_native _ruby_abi_version]))
+    rust = %w[__ZN5bytes5abort17hfa8ed283ea9ad364E _rust_eh_personality]
+    assert_equal ["exports 2 symbols besides _Init_lease_machines_native and _ruby_abi_version: #{rust.join(', ')}"],
+                 problems(macho(exports: ["_Init_lease_machines_native", *rust]))
+    many = (1..7).map { |index| "__RNvCs#{index}_5alloc" }
+    assert_equal ["exports 7 symbols besides _Init_lease_machines_native and _ruby_abi_version: " \
+                  "#{many.first(5).join(', ')}, ..."],
+                 problems(macho(exports: ["_Init_lease_machines_native", *many]))
   end
 
   def test_only_ruby_api_symbols_may_be_looked_up_at_load_time
