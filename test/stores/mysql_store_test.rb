@@ -187,15 +187,8 @@ module LeaseMachines
                   "WHERE name = %s", top, top, top, names.first)
       renewals = names.zip(leases).map { |name, lease| { name: name, owner: lease.owner, token: lease.token, ttl: 60 } }
       renewals.first.merge!(owner: top, token: top)
-      counters = lambda do
-        client.query("SHOW SESSION STATUS WHERE Variable_name IN ('Com_update', 'Com_update_multi', 'Com_insert', " \
-                     "'Com_insert_select', 'Com_replace', 'Com_delete', 'Com_delete_multi', 'Com_commit')",
-                     as: :array).to_h { |variable, value| [variable.downcase, Integer(value, 10)] }
-      end
 
-      before = counters.call
-      decisions = store.renew_all(renewals)
-      counted = counters.call.to_h { |variable, value| [variable, value - before.fetch(variable)] }
+      decisions, counted = counting_statements(client) { store.renew_all(renewals) }
 
       assert_equal 1, counted.delete("com_commit"), "one transaction"
       assert_equal 1, counted.values.sum, "one write statement for the #{names.size} rows: #{counted.inspect}"
@@ -206,6 +199,44 @@ module LeaseMachines
         assert_equal decision.lease, new_store.authority(name).checkpoint.lease, "#{name}: committed as decided"
       end
       assert_equal top.to_s, raw_row(names.first).fetch("lease_token")
+    end
+
+    # A batch of more rows than one statement takes is written by as few
+    # statements as it needs, all in its one transaction.
+    def test_a_batch_larger_than_one_statement_takes
+      per_statement = Stores::MySQL.const_get(:LockedTransaction)::WRITE_ALL_ROWS
+      names = Array.new(per_statement + 1) { |index| unique_name("batch-large-#{index}") }
+      expires_at_ns = (Time.now.to_i + 10) * 1_000_000_000
+      @admin.query("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES " +
+                   names.map { |name| "(#{literal(name)}, 1, 1, 1, #{expires_at_ns}, 0)" }.join(", "))
+      client = MySQLServer.connect
+      @clients << client
+      store = Stores::MySQL.new(client)
+
+      decisions, counted = counting_statements(client) do
+        store.renew_all(names.map { |name| { name: name, owner: 1, token: 1, ttl: 60 } })
+      end
+
+      assert_equal 1, counted.delete("com_commit"), "one transaction"
+      assert_equal 2, counted.values.sum, "#{per_statement} rows, then 1: #{counted.inspect}"
+      assert_equal [:renewed], decisions.map(&:status).uniq
+      [names.first, names.last].zip([decisions.first, decisions.last]) do |name, decision|
+        assert_operator decision.lease.expires_at_ns, :>, expires_at_ns
+        assert_equal decision.lease, new_store.authority(name).checkpoint.lease
+      end
+    end
+
+    # The block's value, and how many statements of each kind that writes or
+    # commits `client`'s session sent while it ran (the server's counters).
+    def counting_statements(client)
+      counters = lambda do
+        client.query("SHOW SESSION STATUS WHERE Variable_name IN ('Com_update', 'Com_update_multi', 'Com_insert', " \
+                     "'Com_insert_select', 'Com_replace', 'Com_delete', 'Com_delete_multi', 'Com_commit')",
+                     as: :array).to_h { |variable, value| [variable.downcase, Integer(value, 10)] }
+      end
+      before = counters.call
+      value = yield
+      [value, counters.call.to_h { |variable, count| [variable, count - before.fetch(variable)] }]
     end
 
     # The batch's one statement failing (a trigger refuses one of its rows)
