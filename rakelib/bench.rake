@@ -52,9 +52,10 @@ namespace :bench do
   desc "The renewal runtime: 1,000 concurrent holds on SQLite, and hold { } against acquire + release"
   task(runtime: :compile) { BenchTasks.run("runtime_bench.rb") }
 
-  desc "Batched renewals: 1,000 holds on SQLite on disk and PostgreSQL, batched against one transaction each"
+  desc "Batched renewals: 1,000 holds on SQLite on disk, PostgreSQL and MySQL, batched against one transaction each"
   task renewals: :compile do
-    BenchTasks.run("renewals_bench.rb", "DATABASE_URL" => BenchTasks.server_url("postgres"))
+    BenchTasks.run("renewals_bench.rb", "DATABASE_URL" => BenchTasks.server_url("postgres"),
+                                        "MYSQL_URL" => BenchTasks.server_url("mysql"))
   end
 
   desc "Concurrency limits: 8 processes on hold(limit: 3) against limit: 1, on SQLite"

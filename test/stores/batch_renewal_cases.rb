@@ -68,6 +68,20 @@ module LeaseMachines
       assert_equal [single.status, single.reason], [decisions[1].status, decisions[1].reason]
     end
 
+    # A renewal keeps the holder label, in a batch as alone, whether the
+    # engine writes the batch's rows one by one or together: labels edited
+    # by hand after the grants are still there after the batch.
+    def test_a_batch_keeps_each_rows_label
+      store = new_store
+      names = Array.new(3) { |index| unique_name("batch-label-#{index}") }
+      leases = names.map { |name| store.authority(name).acquire(owner: 1, ttl: 30, label: "worker 1").lease }
+      names.each_with_index { |name, index| write_raw_label(name, "edited by hand #{index}") }
+
+      assert_equal %i[renewed] * 3, store.renew_all(renewals(names, leases, ttl: 60)).map(&:status)
+
+      assert_equal(Array.new(3) { |index| "edited by hand #{index}" }, names.map { |name| raw_label(name) })
+    end
+
     # All or nothing: a failure of the transaction is every renewal's
     # failure, and nothing of the batch is committed.
     def test_a_failed_batch_raises_and_commits_none_of_its_renewals

@@ -172,6 +172,112 @@ module LeaseMachines
       assert_equal 2, granted.lease.token, "the same store reconnects and the history goes on"
     end
 
+    # A batch's renewed rows are written by one statement, counted by the
+    # server on the store's own session (not one UPDATE per row), in the
+    # batch's one transaction, each row its renewal's to the last digit of a
+    # u64.
+    def test_a_batch_writes_its_renewed_rows_with_one_statement
+      client = MySQLServer.connect
+      @clients << client
+      store = Stores::MySQL.new(client)
+      names = Array.new(5) { |index| unique_name("batch-one-statement-#{index}") }
+      leases = names.map { |name| store.authority(name).acquire(owner: 1, ttl: 30).lease }
+      top = (2**64) - 1
+      admin_query("UPDATE lease_machines_resources SET last_issued = %s, lease_owner = %s, lease_token = %s " \
+                  "WHERE name = %s", top, top, top, names.first)
+      renewals = names.zip(leases).map { |name, lease| { name: name, owner: lease.owner, token: lease.token, ttl: 60 } }
+      renewals.first.merge!(owner: top, token: top)
+
+      decisions, counted = counting_statements(client) { store.renew_all(renewals) }
+
+      assert_equal 1, counted.delete("com_commit"), "one transaction"
+      assert_equal 1, counted.values.sum, "one write statement for the #{names.size} rows: #{counted.inspect}"
+      assert_equal %i[renewed] * names.size, decisions.map(&:status)
+      names.zip(renewals, decisions, leases) do |name, renewal, decision, lease|
+        assert_equal [renewal[:owner], renewal[:token]], [decision.lease.owner, decision.lease.token]
+        assert_operator decision.lease.expires_at_ns, :>, lease.expires_at_ns
+        assert_equal decision.lease, new_store.authority(name).checkpoint.lease, "#{name}: committed as decided"
+      end
+      assert_equal top.to_s, raw_row(names.first).fetch("lease_token")
+    end
+
+    # A batch of more rows than one statement takes is written by as few
+    # statements as it needs, all in its one transaction.
+    def test_a_batch_larger_than_one_statement_takes
+      per_statement = Stores::MySQL.const_get(:LockedTransaction)::WRITE_ALL_ROWS
+      names = Array.new(per_statement + 1) { |index| unique_name("batch-large-#{index}") }
+      expires_at_ns = (Time.now.to_i + 10) * 1_000_000_000
+      @admin.query("INSERT INTO lease_machines_resources (name, #{COLUMNS}) VALUES " +
+                   names.map { |name| "(#{literal(name)}, 1, 1, 1, #{expires_at_ns}, 0)" }.join(", "))
+      client = MySQLServer.connect
+      @clients << client
+      store = Stores::MySQL.new(client)
+
+      decisions, counted = counting_statements(client) do
+        store.renew_all(names.map { |name| { name: name, owner: 1, token: 1, ttl: 60 } })
+      end
+
+      assert_equal 1, counted.delete("com_commit"), "one transaction"
+      assert_equal 2, counted.values.sum, "#{per_statement} rows, then 1: #{counted.inspect}"
+      assert_equal [:renewed], decisions.map(&:status).uniq
+      [names.first, names.last].zip([decisions.first, decisions.last]) do |name, decision|
+        assert_operator decision.lease.expires_at_ns, :>, expires_at_ns
+        assert_equal decision.lease, new_store.authority(name).checkpoint.lease
+      end
+    end
+
+    # The block's value, and how many statements of each kind that writes or
+    # commits `client`'s session sent while it ran (the server's counters).
+    def counting_statements(client)
+      counters = lambda do
+        client.query("SHOW SESSION STATUS WHERE Variable_name IN ('Com_update', 'Com_update_multi', 'Com_insert', " \
+                     "'Com_insert_select', 'Com_replace', 'Com_delete', 'Com_delete_multi', 'Com_commit')",
+                     as: :array).to_h { |variable, value| [variable.downcase, Integer(value, 10)] }
+      end
+      before = counters.call
+      value = yield
+      [value, counters.call.to_h { |variable, count| [variable, count - before.fetch(variable)] }]
+    end
+
+    # The batch's one statement failing (a trigger refuses one of its rows)
+    # is a failure of every renewal in it: renew_all raises, nothing of the
+    # batch is committed, never a success.
+    def test_a_failed_batch_statement_fails_every_renewal_and_commits_none
+      database = MySQLServer.scratch_database
+      store = Stores::MySQL.new(URI.parse(@url).tap { |uri| uri.path = "/#{database}" }.to_s).setup!
+      @stores << store
+      names = Array.new(3) { |index| "batch-refused-#{index}" }
+      leases = names.map { |name| store.authority(name).acquire(owner: 1, ttl: 30).lease }
+      renewals = names.zip(leases).map { |name, lease| { name: name, owner: 1, token: lease.token, ttl: 60 } }
+      client = MySQLServer.connect(database: database)
+      @clients << client
+      client.query("CREATE TRIGGER lm_refuse_one BEFORE UPDATE ON lease_machines_resources FOR EACH ROW " \
+                   "IF NEW.name = '#{names[1]}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by a trigger'; " \
+                   "END IF")
+
+      error = assert_raises(StoreError) { store.renew_all(renewals) }
+
+      refute_kind_of OutcomeUnknownError, error, "refused before COMMIT: certainly not committed"
+      assert_match(/refused by a trigger/, error.message)
+      assert_equal leases, names.map { |name| store.authority(name).checkpoint.lease }, "nothing of the batch"
+    end
+
+    # On a table made before labels (no label columns) a batch writes as on
+    # any other: its statement names none of them.
+    def test_a_batch_on_a_table_made_before_labels
+      with_old_table do |open_store|
+        store = open_store.call
+        names = Array.new(3) { |index| "batch-unlabelled-#{index}" }
+        leases = names.map { |name| store.authority(name).acquire(owner: 1, ttl: 30, label: "not stored").lease }
+        renewals = names.zip(leases).map { |name, lease| { name: name, owner: 1, token: lease.token, ttl: 60 } }
+
+        decisions = store.renew_all(renewals)
+
+        assert_equal %i[renewed] * 3, decisions.map(&:status)
+        assert_equal(decisions.map(&:lease), names.map { |name| store.authority(name).checkpoint.lease })
+      end
+    end
+
     # The fast path from many processes at once on one resource: every
     # reacquire by the same owner is granted a new token, so when every write
     # lands only on the row its decision read, the tokens returned are
