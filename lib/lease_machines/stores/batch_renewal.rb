@@ -72,6 +72,38 @@ module LeaseMachines
           decisions
         end
       end
+
+      # @api private: what a server engine's locked transaction shares to write a batch's rows at its end, in as
+      # few statements as the engine needs. The engine gives #write_rows(rows) ({name => columns}, each name once):
+      # the rows its statements changed.
+      module DeferredWrites
+        # From now on a write that keeps the label (a renewal always does) waits for #write_deferred.
+        def defer_writes = (@deferred = {})
+
+        def write_deferred
+          return if @deferred.nil? || @deferred.empty?
+
+          rows = @deferred
+          @deferred = {}
+          changed = write_rows(rows)
+          return if changed == rows.size
+
+          raise @failures.problem("updating #{rows.size} rows together changed #{changed}")
+        end
+
+        private
+
+        # A row asked for again is written first: it reads what was decided.
+        def written_before_read(name) = (write_deferred if @deferred&.key?(name))
+
+        # Whether the write of `name` waits for #write_deferred.
+        def deferred(name, columns, label)
+          return false unless @deferred && label == HolderLabel::KEEP
+
+          @deferred[name] = columns
+          true
+        end
+      end
     end
   end
 end

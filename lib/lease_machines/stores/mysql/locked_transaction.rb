@@ -6,6 +6,8 @@ module LeaseMachines
       # The `tx` of a decision with a hook, of renew_all and of force release: FOR UPDATE (a locking read sees the
       # newest committed row at any isolation level), the clock after the lock.
       class LockedTransaction
+        include BatchRenewal::DeferredWrites
+
         # Deferred rows per statement: at most about 650 kB of SQL (255-byte names inlined as hex), well within
         # max_allowed_packet (16 MB on MariaDB, 64 MB on MySQL 8, by default).
         WRITE_ALL_ROWS = 1000
@@ -31,27 +33,17 @@ module LeaseMachines
           @locked = rows.to_h { |values| [values.first.b, [values.drop(1), clock_ms]] }
         end
 
-        # From now on a write that keeps the label waits for #write_deferred: one UPDATE for them all (up to
-        # WRITE_ALL_ROWS rows; a renewal always keeps it).
-        def defer_writes = (@deferred = {})
-
-        def write_deferred
-          return if @deferred.nil? || @deferred.empty?
-
-          rows = @deferred
-          @deferred = {}
-          rows.each_slice(WRITE_ALL_ROWS) do |slice|
+        # One UPDATE per WRITE_ALL_ROWS rows (a renewal batch's are usually one).
+        def write_rows(rows)
+          rows.each_slice(WRITE_ALL_ROWS).sum do |slice|
             @session.query(SQL.update_all(slice))
-            count = @session.affected_rows
-            next if count == slice.size
-
-            raise @failures.problem("updating #{slice.size} rows in one statement changed #{count}")
+            @session.affected_rows
           end
         end
 
         # The five columns and the clock in ms ([nil, nil] for a missing row when not `create`).
         def lock(name, create:)
-          write_deferred if @deferred&.key?(name) # asked again: it reads what was decided
+          written_before_read(name)
           locked = @locked&.delete(name.b)
           return locked if locked
 
@@ -69,7 +61,7 @@ module LeaseMachines
 
         def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
-          return @deferred[name] = columns if @deferred && label == HolderLabel::KEEP
+          return if deferred(name, columns, label)
 
           @session.query(SQL.update(name, columns, label))
           count = @session.affected_rows

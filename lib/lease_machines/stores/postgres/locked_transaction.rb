@@ -5,6 +5,8 @@ module LeaseMachines
     class Postgres < Store
       # The `tx` of a decision with a hook, force release and setup!: READ COMMITTED, FOR UPDATE, clock after the lock.
       class LockedTransaction
+        include BatchRenewal::DeferredWrites
+
         def self.run(session, begin_sql, failures)
           failures.transaction(session) do
             session.connection.exec(begin_sql)
@@ -25,25 +27,9 @@ module LeaseMachines
           @locked = result.values.to_h { |values| [values.first, [values[1, 5], Integer(values.fetch(6), 10)]] }
         end
 
-        # From now on a write that keeps the label waits for #write_deferred (one UPDATE for all).
-        def defer_writes = (@deferred = {})
-
-        def write_deferred
-          return if @deferred.nil? || @deferred.empty?
-
-          encoder = PG::TextEncoder::Array.new
-          columns = @deferred.values.transpose.map { |column| encoder.encode(column) }
-          result = @connection.exec_params(WRITE_ALL_SQL, [encoder.encode(@deferred.keys), *columns])
-          count = @deferred.size
-          @deferred.clear
-          return if result.cmd_tuples == count
-
-          raise @failures.problem("updating #{count} rows in one statement changed #{result.cmd_tuples}")
-        end
-
         # The five columns and the clock in ms ([nil, nil] for a missing row when not `create`).
         def lock(name, create:)
-          write_deferred if @deferred&.key?(name) # asked again: it reads what was decided
+          written_before_read(name)
           locked = @locked&.delete(name)
           return locked if locked
 
@@ -62,9 +48,16 @@ module LeaseMachines
 
         def announce_release(name) = @connection.exec_params(NOTIFY_SQL, [name])
 
+        # One UPDATE for all the rows: their columns as arrays.
+        def write_rows(rows)
+          encoder = PG::TextEncoder::Array.new
+          columns = rows.values.transpose.map { |column| encoder.encode(column) }
+          @connection.exec_params(WRITE_ALL_SQL, [encoder.encode(rows.keys), *columns]).cmd_tuples
+        end
+
         def write(name, columns, exists:, label:)
           raise Failures.internal("the row is always created before it is locked") unless exists
-          return @deferred[name] = columns if @deferred && label == HolderLabel::KEEP
+          return if deferred(name, columns, label)
 
           kept = label == HolderLabel::KEEP
           result = @connection.exec_params(kept ? UPDATE_SQL : UPDATE_LABELLED_SQL, [name, *columns, *([label] unless kept)])
