@@ -63,21 +63,6 @@ mirror() {
   echo "${found:-http://deb.debian.org/debian}"
 }
 
-# The host's tools for the roots named, installed before any is built: the
-# root job builds arm64's beside the others, and two apt-gets at once fail on
-# dpkg's lock.
-ensure_host_tools() {
-  local wanted=(debootstrap) missing=() pkg log="$matrix_dir/host-apt.log" env=host
-  [[ " $* " == *" arm64 "* ]] && wanted+=("${arm64_host_packages[@]}")
-  for pkg in "${wanted[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  [ "${#missing[@]}" -gt 0 ] || return 0
-  say "installing ${missing[*]} (apt-get; log in $log)"
-  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-    >"$log" 2>&1 || { tail -n 20 "$log" >&2; fail "could not install ${missing[*]}"; }
-}
-
 # debootstrap once; bootstrap.stamp marks a finished root.
 ensure_root() {
   local suite="$1" url
