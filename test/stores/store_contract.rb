@@ -744,7 +744,7 @@ module LeaseMachines
         pids.each { |pid| assert_child_succeeded(pid, timeout: 60) }
         read_log(name)
       end
-      assert_operator log.size, :>=, MIN_CONTENDED_DECISIONS, "expected thousands of decisions, got #{log.size}"
+      assert_equal CONTENDERS * CONTENDED_DECISIONS, log.size, "every decision of every contender was logged"
       replay(log)
       warn "#{self.class.name}: #{log.size} contended decisions" if ENV["LEASE_MACHINES_VERBOSE"]
       returned = Dir[File.join(reports, "*.txt")].flat_map { |path| File.readlines(path, chomp: true) }
@@ -770,10 +770,10 @@ module LeaseMachines
     private
 
     CONTENDERS = 4
-    # Each contender stops after this many decisions or seconds, whichever comes first.
-    CONTENDED_DECISIONS = 700
-    CONTEND_SECONDS = 8.0
-    MIN_CONTENDED_DECISIONS = 1_000
+    # Each contender makes this many decisions, however long they take: a
+    # deadline instead made the count depend on the machine (under qemu, 904
+    # decisions in 8 s). Natively the 2,000 take well under two seconds.
+    CONTENDED_DECISIONS = 500
     CONTENDED_TTL = 0.004
 
     # Where the contention test runs (an engine may pick a faster medium; see
@@ -786,11 +786,8 @@ module LeaseMachines
       authority = new_store(before_commit: log_hook(owner)).authority(name)
       rng = Random.new(owner)
       token = nil
-      deadline = monotonic + CONTEND_SECONDS
       File.open(report_path, "w") do |report|
         CONTENDED_DECISIONS.times do
-          break if monotonic > deadline
-
           decision = contend_once(authority, owner, token, rng)
           report.puts("#{owner}:#{decision.lease.token}") if decision.granted?
           token = next_token(decision, token)
