@@ -87,7 +87,7 @@ task native: "gem:native:#{host}"
 # with the trixie root cached; the first run builds the root, which the
 # matrix then reuses), and the aarch64-linux gem is cross-compiled and
 # smoke-tested in the arm64 root under qemu (gem:aarch64: about 40 s cached,
-# 12 minutes the first time); elsewhere the platform gem holds this Ruby's
+# 1.5 minutes the first time); elsewhere the platform gem holds this Ruby's
 # library only.
 fat = host == "x86_64-linux" && Process.uid.zero?
 

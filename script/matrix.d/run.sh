@@ -70,10 +70,7 @@ run_chroot() {
 build_root() {
   root="$dir/root"
   case "$env" in
-    arm64)
-      ensure_arm64_root
-      packages=("${arm64_packages[@]}")
-      ;;
+    arm64) ensure_arm64_root ;; # its packages come with the root
     trixie | sid)
       ensure_root "$env"
       trap leave_root EXIT
@@ -91,7 +88,7 @@ build_root() {
       ;;
     *) fail "no root of its own to build (script/matrix root takes trixie, sid, mysql9 and arm64)" ;;
   esac
-  ensure_packages
+  [ "$env" = arm64 ] || ensure_packages
   echo "matrix $env: root ready [$(elapsed)]"
 }
 
@@ -187,8 +184,6 @@ run_arm64() {
   local copy="$dir/lease_machines" out="$dir/out" status=0 gem lib
   root="$dir/root"
   ensure_arm64_root
-  packages=("${arm64_packages[@]}")
-  ensure_packages
   copy_tree "$copy"
   remove_tree "$out"
   mkdir -p "$out"
