@@ -1,7 +1,9 @@
 # frozen_string_literal: true
 
+require "fileutils"
 require "ripper"
 require "test_helper"
+require "tmpdir"
 
 module LeaseMachines
   # Runs the ```ruby blocks of a document as tests (ReadmeTest: README.md and
@@ -102,13 +104,29 @@ module LeaseMachines
     def run_block(block)
       scope = TOP_LEVEL_SCOPE.call
       checked = 0
-      without_gc_stress { statements(block) }.each do |line, source|
-        source[0...-1].each_with_index do |inner, offset|
-          refute_match(/#\s(=>|raises)\s/, inner, "#{block.where(line + offset)}: annotation inside a multi-line statement")
+      in_a_tmpdir_of_its_own do
+        without_gc_stress { statements(block) }.each do |line, source|
+          source[0...-1].each_with_index do |inner, offset|
+            refute_match(/#\s(=>|raises)\s/, inner, "#{block.where(line + offset)}: annotation inside a multi-line statement")
+          end
+          checked += run_statement(block, scope, line, source)
         end
-        checked += run_statement(block, scope, line, source)
       end
       assert_equal block.annotations, checked, "#{block.where(block.line)}: not every annotation of the block was checked"
+    end
+
+    # The documents make their folders as a reader would, with a bare
+    # Dir.mktmpdir that nothing removes (the suite left about ten d<date>-*
+    # folders in /tmp a run). Each block runs with TMPDIR set to a folder of
+    # its own, deleted after it.
+    def in_a_tmpdir_of_its_own
+      dir = Dir.mktmpdir("lease_machines_docs")
+      before = ENV.fetch("TMPDIR", nil)
+      ENV["TMPDIR"] = dir
+      yield
+    ensure
+      ENV["TMPDIR"] = before
+      FileUtils.rm_rf(dir) if dir
     end
 
     def run_statement(block, scope, line, source)
