@@ -39,7 +39,7 @@ module LeaseMachines
 
       def attempt
         decision = failure = nil
-        @slots.rotate(@random.rand(@slots.size)).each do |calls|
+        (@slots.size == 1 ? @slots : @slots.rotate(@random.rand(@slots.size))).each do |calls|
           sent_at = @clock.now
           decision = acquire(calls, sent_at)
           return [decision, sent_at, nil, calls] if decision&.granted?

@@ -14,6 +14,13 @@ module LeaseMachines
         freeze
       end
 
+      NONE = new(on_at_risk: nil, on_lost: nil)
+
+      # A hold's callbacks; most holds have none, and share {NONE}.
+      def self.for(on_at_risk:, on_lost:)
+        on_at_risk.nil? && on_lost.nil? ? NONE : new(on_at_risk: on_at_risk, on_lost: on_lost)
+      end
+
       def call(event, held)
         @callables.fetch(event)&.call(held)
       rescue StandardError => e

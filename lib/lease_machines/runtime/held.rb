@@ -12,6 +12,7 @@ module LeaseMachines
 
       NOT_TOLD = {}.freeze
       FENCED = %i[fenced reissued].freeze
+      DONE = %i[expired fenced].freeze
 
       attr_reader :resource, :owner
 
@@ -117,7 +118,7 @@ module LeaseMachines
         @mutex.synchronize { @reported ? NOT_TOLD : { held: now - @granted_at } }
       end
 
-      def done? = %i[expired fenced].include?(@holder.state)
+      def done? = DONE.include?(@holder.state)
 
       def expires_at = @holder.confirmed_at + @holder.cadence.ttl
 

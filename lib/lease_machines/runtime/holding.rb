@@ -9,7 +9,7 @@ module LeaseMachines
                max_hold: nil, &block)
         raise ArgumentError, "hold needs a block" unless block
 
-        callbacks = Callbacks.new(on_at_risk: on_at_risk, on_lost: on_lost)
+        callbacks = Callbacks.for(on_at_risk: on_at_risk, on_lost: on_lost)
         cadence = Holding.cadence(ttl, renew_after, warn_before, max_hold)
         tags = Holding.tags(tags)
         identity = { tags: tags, label: Label.for(label, tags) }
@@ -23,6 +23,8 @@ module LeaseMachines
 
         outcome.value
       end
+
+      CLOCK_CALLS = %i[now now_ns sleep wait].freeze
 
       def self.cadence(ttl, renew_after, warn_before, max_hold = nil)
         Seconds.check(:ttl, ttl, positive: true)
@@ -51,15 +53,15 @@ module LeaseMachines
       private
 
       def lease_calls(owner, cadence, clock, identity, limit)
-        unless %i[now now_ns sleep wait].all? { |call| clock.respond_to?(call) }
+        unless clock.equal?(MonotonicClock) || CLOCK_CALLS.all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
 
         Array.new(limit) do |index|
           authority = limit == 1 ? self : hold_slot(index, limit)
           LeaseCalls.new(authority: authority, resource: Slots.slot_name(hold_resource, index, limit), slot: index,
-                         owner: owner, clock: clock, cadence: cadence, **identity) do |operation, **arguments|
-            authority.__send__(:hold_decide, operation, clock, **arguments)
+                         owner: owner, clock: clock, cadence: cadence, **identity) do |operation, arguments|
+            authority.__send__(:hold_decide, operation, clock, arguments)
           end
         end
       end
@@ -70,7 +72,9 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, clock, label: nil, **arguments) # rubocop:disable Lint/UnusedMethodArgument -- an in-memory Authority keeps no label
+        # `arguments`: the keywords of the call, one Hash handed along rather than splatted at each step.
+        def hold_decide(operation, clock, arguments)
+          arguments = arguments.except(:label) if arguments.key?(:label) # an in-memory Authority keeps no label
           public_send(operation, now: clock.now, **arguments)
         end
 
@@ -88,7 +92,7 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, _clock, **arguments) = public_send(operation, **arguments)
+        def hold_decide(operation, _clock, arguments) = public_send(operation, **arguments)
 
         def hold_resource = name
 

@@ -13,8 +13,22 @@ module LeaseMachines
       def for(label, tags) = label.nil? ? default(tags) : Stores::HolderLabel.check(label)
 
       def default(tags)
-        words = [process_words, *tags&.map { |key, value| utf8("#{key}=#{value}") }]
-        text = words.join(" ").gsub(Stores::HolderLabel::CONTROL, REPLACEMENT)
+        return process_label if tags.nil?
+
+        clean([process_words, *tags.map { |key, value| utf8("#{key}=#{value}") }].join(" "))
+      end
+
+      # A hold without tags: the same label for every hold of the process, made once per process.
+      def process_label
+        label, pid = @process_label
+        return label if pid == Process.pid
+
+        @process_label = [clean(process_words), Process.pid].freeze
+        @process_label.first
+      end
+
+      def clean(text)
+        text = text.gsub(Stores::HolderLabel::CONTROL, REPLACEMENT)
         max = Stores::HolderLabel::MAX_BYTES
         text = text.byteslice(0, max).scrub("") if text.bytesize > max
         -text

@@ -21,12 +21,12 @@ module LeaseMachines
 
       def acquire(reacquire: false, waited: 0.0)
         timed(:acquire, waited: waited, label: @label) do
-          @decide.call(reacquire ? :reacquire : :acquire, owner: @owner, ttl: @cadence.ttl, label: @label)
+          @decide.call(reacquire ? :reacquire : :acquire, { owner: @owner, ttl: @cadence.ttl, label: @label })
         end
       end
 
       def renew(held, token, late:)
-        timed(:renew, held, late: late) { @decide.call(:renew, owner: @owner, token: token, ttl: @cadence.ttl) }
+        timed(:renew, held, late: late) { @decide.call(:renew, { owner: @owner, token: token, ttl: @cadence.ttl }) }
       rescue StoreError => e
         e
       end
@@ -44,7 +44,7 @@ module LeaseMachines
       end
 
       def release(held, **fields)
-        decision = timed(:release, held, **fields) { @decide.call(:release, owner: @owner, token: held.token) }
+        decision = timed(:release, held, **fields) { @decide.call(:release, { owner: @owner, token: held.token }) }
         return if decision.released?
 
         Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) was refused: #{decision.reason}")
