@@ -58,7 +58,7 @@ module LeaseMachines
       def jittered(pause) = (pause / 2.0) + (@random.rand * pause / 2.0)
 
       def idle(seconds)
-        Thread.handle_interrupt(Object => :immediate) do
+        Thread.handle_interrupt(HoldCall::LET_IN) do
           next shared_store.await_handover(@slots.map { |calls| calls.authority.name }, seconds) if shared_store
 
           authority = @slots[@random.rand(@slots.size)].authority

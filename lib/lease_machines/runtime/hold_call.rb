@@ -5,6 +5,10 @@ module LeaseMachines
     # One `hold` call: acquire, block, release. An interrupt from outside reaches the block and the acquire's pauses,
     # never a store call nor the steps between a grant and its release: a committed grant never runs out its TTL.
     class HoldCall
+      # Thread.handle_interrupt's masks, made once rather than at every hold.
+      DEFERRED = { Object => :never }.freeze
+      LET_IN = { Object => :immediate }.freeze
+
       def initialize(slots, wait:, interrupt:, callbacks:)
         Seconds.check(:wait, wait, positive: false)
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
@@ -16,7 +20,7 @@ module LeaseMachines
       end
 
       def run(&)
-        Thread.handle_interrupt(Object => :never) do
+        Thread.handle_interrupt(DEFERRED) do
           decision, sent_at, calls = Acquisition.new(@slots, wait: @wait).call
           next Outcome.new(held: false, value: nil, decision: decision) unless sent_at
 
@@ -32,7 +36,7 @@ module LeaseMachines
         begin
           held.interrupt_on_loss(Thread.current) if @interrupt
           scheduler.add(held)
-          Thread.handle_interrupt(Object => :immediate) { yield held }
+          Thread.handle_interrupt(LET_IN) { yield held }
         rescue FencedError => e
           held.fenced!(reason: e.is_a?(ReissuedTokenError) ? :reissued : :fenced) if e.token == held.token
           raise
