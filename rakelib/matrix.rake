@@ -54,7 +54,11 @@ Rake::TestTask.new("test:matrix") do |t|
                  MATRIX_HOST_ONLY
   t.warning = true
 end
-task "test:matrix" => [:compile, "test:mysql"]
+# The MySQL suites (test:mysql) first, unless MATRIX_MYSQL_SUITES=0: script/matrix
+# sets it in sid, whose MariaDB is trixie's (11.8.9) and whose mysql2 (0.5.7)
+# runs them against MySQL 9 in mysql9 (37 s of a run saved, nothing lost). The
+# other files that use MySQL run as everywhere.
+task "test:matrix" => [:compile, *("test:mysql" unless ENV["MATRIX_MYSQL_SUITES"] == "0")]
 
 # What `script/matrix ruby34` runs under experimental's Ruby 3.4 in the sid
 # root (script/matrix.d/run-ruby34): test:matrix's files minus the ones that
