@@ -28,17 +28,25 @@ module LeaseMachines
       end
     end
 
-    # A holder of one slot in a thread: [its slot, the queue that ends it].
+    # A holder of one slot in a thread: [its slot, the queue that ends it, the
+    # thread]. Fails, rather than waiting forever, when it finds every slot held.
     def slot_holder(owner)
       gate = Queue.new
       slot = Queue.new
-      Thread.new do
-        authority("nightly").hold(owner: owner, ttl: TTL, clock: @clock, limit: 3) do |held|
+      thread = Thread.new do
+        outcome = authority("nightly").hold(owner: owner, ttl: TTL, clock: @clock, limit: 3) do |held|
           slot << held.slot
           gate.pop
         end
+        slot << outcome.decision unless outcome.held?
+      rescue StandardError => e
+        slot << e
       end
-      [slot.pop, gate]
+      taken = slot.pop
+      raise taken if taken.is_a?(Exception)
+
+      assert_kind_of Integer, taken, "owner #{owner} was refused a slot: #{taken.inspect}"
+      [taken, gate, thread]
     end
 
     def release_all
@@ -105,12 +113,14 @@ module LeaseMachines
         holders = Array.new(3) { |owner| slot_holder(owner + 1) }
         waiter = Thread.new { hold(owner: 9, limit: 3, wait: 60, &:slot) }
         sleep 0.01 until waiter.status == "sleep" || !waiter.alive?
-        holder = holders.find { |(slot, _)| slot == released }
-        holder.last << true
+        holders.find { |(slot, _, _)| slot == released }[1] << true
 
         assert waiter.join(5), "slot #{released} released: the waiter was granted without the clock moving"
         assert_equal released, waiter.value.value
-        holders.each { |(_, gate)| gate << true }
+        # Every slot free again before the next round's holders take theirs: a
+        # holder still releasing when they came refused one of them (CI hung).
+        holders.each { |(_, gate, _)| gate << true }
+        holders.each { |(_, _, thread)| assert thread.join(5), "a holder ended" } # rubocop:disable Style/CombinableLoops -- every gate opens before any join
       end
     end
 
