@@ -199,6 +199,9 @@ module LeaseMachinesPackaging
     triple = PLATFORMS.fetch(platform)
     env.merge(
       "CARGO" => File.join(DARWIN_DIR, "py", "bin", "cargo-zigbuild"),
+      # A target folder of its own: the host build's build scripts (clang-sys's) depend on LIBCLANG_PATH, so in
+      # the shared one each darwin build made the next host build compile rb-sys and the extension again.
+      "CARGO_TARGET_DIR" => File.join(DARWIN_DIR, "target"),
       "CARGO_BUILD_TARGET" => triple,
       # cargo-zigbuild sets its zig linker only where none is set.
       "CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER" => rust_lld,
