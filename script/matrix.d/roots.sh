@@ -63,17 +63,25 @@ mirror() {
   echo "${found:-http://deb.debian.org/debian}"
 }
 
+# The host's packages a root needs that are not installed yet, from the host's
+# own apt sources (a fresh CI machine has none of them).
+ensure_host_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  say "installing ${missing[*]} on the host (apt-get; log in $dir/host-apt.log)"
+  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+    >"$dir/host-apt.log" 2>&1 || { tail -n 20 "$dir/host-apt.log" >&2; fail "could not install ${missing[*]}"; }
+}
+
 # debootstrap once; bootstrap.stamp marks a finished root.
 ensure_root() {
   local suite="$1" url
   url="$(mirror)"
   if [ -f "$dir/bootstrap.stamp" ] && [ -x "$root/bin/bash" ]; then return 0; fi
-  if ! command -v debootstrap >/dev/null; then
-    # A fresh CI machine has none: install it from the host's own apt sources.
-    say "installing debootstrap (apt-get; log in $dir/host-apt.log)"
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap; } \
-      >"$dir/host-apt.log" 2>&1 || { tail -n 20 "$dir/host-apt.log" >&2; fail "could not install debootstrap"; }
-  fi
+  ensure_host_packages debootstrap
   remove_tree "$root"
   rm -f "$dir/packages.stamp"
   say "debootstrap --variant=minbase $suite from $url (about a minute; log in $dir/debootstrap.log)"
@@ -100,15 +108,8 @@ ensure_root() {
 # maintainer script would write, get root's line.
 arm64_essentials=(base-files base-passwd bash coreutils dash diffutils findutils grep gzip sed tar)
 ensure_arm64_root() {
-  local url missing=() pkg wanted
-  for pkg in "${arm64_host_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  if [ "${#missing[@]}" -gt 0 ]; then
-    say "installing ${missing[*]} on the host (apt-get; log in $dir/host-apt.log)"
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-      >"$dir/host-apt.log" 2>&1 || { tail -n 20 "$dir/host-apt.log" >&2; fail "could not install ${missing[*]}"; }
-  fi
+  local url wanted
+  ensure_host_packages "${arm64_host_packages[@]}"
   # Not for `script/matrix root`: bin/test runs it beside rake gem:darwin's
   # own rustup target add, and two rustups at once race on the toolchain.
   [ "${MATRIX_JOB:-suite}" = root ] || rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu ||
