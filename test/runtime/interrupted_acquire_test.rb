@@ -78,6 +78,27 @@ module LeaseMachines
       assert_equal bystander, taken.checkpoint.lease, "the other owner's lease was never touched"
     end
 
+    # A Timeout landing inside a `require` breaks RubyGems' lock ("CRITICAL: RUBYGEMS_ACTIVATION_MONITOR"), so
+    # nothing an acquire or its wait calls may load code lazily: Digest::SHA256 (the wait's channel name) was
+    # loaded on a first wait, and the test above failed about one run in ten.
+    def test_an_acquire_and_its_wait_load_no_code
+      script = <<~RUBY
+        require "lease_machines"
+        require "lease_machines/stores/postgres"
+        url, name = ARGV
+        LeaseMachines::Stores::Postgres.new(url).authority(name).acquire(owner: 2, ttl: 60)
+        store = LeaseMachines::Stores::Postgres.new(url)
+        before = $LOADED_FEATURES.dup
+        store.authority(name).hold(owner: 1, ttl: 30, wait: 0.1) { nil }
+        store.authority(name + "-free").hold(owner: 1, ttl: 30) { nil }
+        print(($LOADED_FEATURES - before).inspect)
+      RUBY
+      output = IO.popen([RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", script, PostgresServer.url,
+                         unique_name("lazy")], err: %i[child out], &:read)
+
+      assert_equal "[]", output, "files required during the acquire and its wait"
+    end
+
     private
 
     # Real seconds a hold of a free resource takes to acquire and release.

@@ -2,7 +2,7 @@
 
 require "pg"
 require "zlib"
-require "digest"
+require "digest/sha2" # loaded now: a first wait loading it could be interrupted inside `require`
 require "lease_machines/stores"
 require "lease_machines/stores/schema"
 require "lease_machines/stores/connections"
