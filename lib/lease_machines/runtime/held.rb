@@ -86,16 +86,18 @@ module LeaseMachines
       # Released unless it ran out: a fenced lease may still be held, and releasing it lets the next holder in.
       def finish
         now = @calls.clock.now
-        release = @renewing.synchronize do
+        release = lost = false
+        @renewing.synchronize do
           @mutex.synchronize do
             lapse(now)
             @finished = true
             @thread_to_interrupt = nil
-            @released = !done?
-            !@lapsed && now < expires_at
+            lost = done?
+            @released = !lost
+            release = !@lapsed && now < expires_at
           end
         end
-        report_loss
+        report_loss if lost
         @calls.release(self, **held_for(now)) if release && !forked?
       end
 

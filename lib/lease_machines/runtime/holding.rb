@@ -26,7 +26,21 @@ module LeaseMachines
 
       CLOCK_CALLS = %i[now now_ns sleep wait].freeze
 
+      # The last cadence made, with what it was made of: a process holding leases of one kind makes it once.
+      @last_cadence = nil
+
       def self.cadence(ttl, renew_after, warn_before, max_hold = nil)
+        last = @last_cadence
+        if last && last[0].eql?(ttl) && last[1].eql?(renew_after) && last[2].eql?(warn_before) && last[3].eql?(max_hold)
+          return last[4]
+        end
+
+        cadence = checked_cadence(ttl, renew_after, warn_before, max_hold)
+        @last_cadence = [ttl, renew_after, warn_before, max_hold, cadence].freeze
+        cadence
+      end
+
+      def self.checked_cadence(ttl, renew_after, warn_before, max_hold)
         Seconds.check(:ttl, ttl, positive: true)
         Seconds.optional(:renew_after, renew_after, positive: true)
         Seconds.optional(:warn_before, warn_before, positive: false)
@@ -38,6 +52,7 @@ module LeaseMachines
         warn_before ||= [ttl / 4.0, ttl - renew_after].min
         Cadence.new(ttl: ttl, renew_after: renew_after, warn_before: warn_before, max_hold: max_hold)
       end
+      private_class_method :checked_cadence
 
       def self.tags(tags)
         return nil if tags.nil?
@@ -58,11 +73,9 @@ module LeaseMachines
         end
 
         Array.new(limit) do |index|
-          authority = limit == 1 ? self : hold_slot(index, limit)
-          LeaseCalls.new(authority: authority, resource: Slots.slot_name(hold_resource, index, limit), slot: index,
-                         owner: owner, clock: clock, cadence: cadence, **identity) do |operation, arguments|
-            authority.__send__(:hold_decide, operation, clock, arguments)
-          end
+          LeaseCalls.new(authority: limit == 1 ? self : hold_slot(index, limit),
+                         resource: Slots.slot_name(hold_resource, index, limit), slot: index, owner: owner, clock: clock,
+                         cadence: cadence, **identity)
         end
       end
 

@@ -6,7 +6,7 @@ module LeaseMachines
     class LeaseCalls
       attr_reader :authority, :resource, :slot, :owner, :cadence, :clock, :tags, :label
 
-      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, label: nil, slot: 0, &decide) # rubocop:disable Metrics/ParameterLists -- one hold's parts
+      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, label: nil, slot: 0) # rubocop:disable Metrics/ParameterLists -- one hold's parts
         @authority = authority
         @resource = resource
         @slot = slot
@@ -15,18 +15,17 @@ module LeaseMachines
         @clock = clock
         @tags = tags
         @label = label
-        @decide = decide
         freeze
       end
 
       def acquire(reacquire: false, waited: 0.0)
         timed(:acquire, waited: waited, label: @label) do
-          @decide.call(reacquire ? :reacquire : :acquire, { owner: @owner, ttl: @cadence.ttl, label: @label })
+          decide(reacquire ? :reacquire : :acquire, { owner: @owner, ttl: @cadence.ttl, label: @label })
         end
       end
 
       def renew(held, token, late:)
-        timed(:renew, held, late: late) { @decide.call(:renew, { owner: @owner, token: token, ttl: @cadence.ttl }) }
+        timed(:renew, held, late: late) { decide(:renew, { owner: @owner, token: token, ttl: @cadence.ttl }) }
       rescue StoreError => e
         e
       end
@@ -44,7 +43,7 @@ module LeaseMachines
       end
 
       def release(held, **fields)
-        decision = timed(:release, held, **fields) { @decide.call(:release, { owner: @owner, token: held.token }) }
+        decision = timed(:release, held, **fields) { decide(:release, { owner: @owner, token: held.token }) }
         return if decision.released?
 
         Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) was refused: #{decision.reason}")
@@ -63,6 +62,9 @@ module LeaseMachines
       end
 
       private
+
+      # The authority's decision on the hold's clock ({Holding::OnCallerClock}, {Holding::OnStoreClock}).
+      def decide(operation, arguments) = @authority.__send__(:hold_decide, operation, @clock, arguments)
 
       def timed(name, held = nil, **fields)
         return yield unless Events.listened?
