@@ -89,6 +89,21 @@ module LeaseMachines
       assert_equal [30, 10.0, 0], cadence_of(ttl: 30, warn_before: 0)
     end
 
+    # Holding.cadence reuses the last cadence it made: only for the very same timings (eql?: 30 is not 30.0).
+    def test_each_hold_gets_the_cadence_of_its_own_timings_whatever_came_before
+      timings = [{ ttl: 30 }, { ttl: 30, renew_after: 5 }, { ttl: 30 }, { ttl: 30.0 }, { ttl: 30, max_hold: 60 },
+                 { ttl: 30 }, { ttl: 30, warn_before: 25 }, { ttl: 30, warn_before: 25 }]
+      made = timings.map do |given|
+        cadence = Runtime::Holding.cadence(given.fetch(:ttl), given[:renew_after], given[:warn_before], given[:max_hold])
+        [cadence.ttl, cadence.renew_after, cadence.warn_before, cadence.max_hold]
+      end
+      assert_equal [[30, 10.0, 7.5, nil], [30, 5, 7.5, nil], [30, 10.0, 7.5, nil], [30.0, 10.0, 7.5, nil],
+                    [30, 10.0, 7.5, 60], [30, 10.0, 7.5, nil], [30, 5.0, 25, nil], [30, 5.0, 25, nil]], made
+      assert_kind_of Float, made[3].first, "ttl 30.0 is not the cadence of ttl 30"
+      assert_raises(ArgumentError) { Runtime::Holding.cadence(30, 40, nil) }
+      assert_equal 10.0, Runtime::Holding.cadence(30, nil, nil).renew_after
+    end
+
     def test_a_name_that_is_not_a_string_raises_type_error_naming_it
       [nil, 42, :host, ["a"]].each do |value|
         error = assert_raises(TypeError) { LeaseMachines.owner_id(value) }
