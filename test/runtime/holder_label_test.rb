@@ -55,6 +55,16 @@ module LeaseMachines
       assert_equal label, Stores::HolderLabel.check(label)
     end
 
+    # Tags in other encodings or with bytes that are not UTF-8 become valid UTF-8, never an error.
+    def test_a_default_of_tags_not_in_valid_utf8_is_valid_utf8
+      label = Runtime::Label.default({ latin: "r\xE9sum\xE9".dup.force_encoding(Encoding::ISO_8859_1), bytes: "a\xFFb".b,
+                                       broken: "c\xFFd", sym: :ok, n: 7 })
+      assert_predicate label, :valid_encoding?
+      assert_equal Encoding::UTF_8, label.encoding
+      assert label.end_with?(" latin=résumé bytes=a?b broken=c?d sym=ok n=7"), label
+      assert_equal label, Stores::HolderLabel.check(label)
+    end
+
     # An in-memory Authority keeps no label; its events still carry it.
     def test_an_in_memory_authority_takes_the_label_for_its_events_only
       outcome = Authority.new.hold(owner: 1, ttl: TTL, clock: @clock, label: "local") { :ran }

@@ -15,7 +15,9 @@ module LeaseMachines
       def default(tags)
         return process_label if tags.nil?
 
-        clean([process_words, *tags.map { |key, value| utf8("#{key}=#{value}") }].join(" "))
+        text = +process_words
+        tags.each { |key, value| text << " " << utf8("#{key}=#{value}") }
+        clean(text)
       end
 
       # A hold without tags: the same label for every hold of the process, made once per process.
@@ -28,7 +30,7 @@ module LeaseMachines
       end
 
       def clean(text)
-        text = text.gsub(Stores::HolderLabel::CONTROL, REPLACEMENT)
+        text = text.gsub(Stores::HolderLabel::CONTROL, REPLACEMENT) if text.match?(Stores::HolderLabel::CONTROL)
         max = Stores::HolderLabel::MAX_BYTES
         text = text.byteslice(0, max).scrub("") if text.bytesize > max
         -text
@@ -42,7 +44,12 @@ module LeaseMachines
         @process_words.first
       end
 
-      def utf8(word) = word.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: REPLACEMENT).scrub(REPLACEMENT)
+      # Our own strings (a tag's interpolation, the host's name): most are valid UTF-8 already, and kept as they are.
+      def utf8(word)
+        return word if word.encoding == Encoding::UTF_8 && word.valid_encoding?
+
+        word.encode(Encoding::UTF_8, invalid: :replace, undef: :replace, replace: REPLACEMENT).scrub(REPLACEMENT)
+      end
     end
   end
 end

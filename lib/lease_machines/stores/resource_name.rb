@@ -52,7 +52,7 @@ module LeaseMachines
                                "never transcoded; encode it to UTF-8 first"
         end
 
-        utf8 = String.new(name, encoding: Encoding::UTF_8)
+        utf8 = String.new(name).force_encoding(Encoding::UTF_8) # String.new's encoding: would make a Hash each call
         return utf8 if utf8.valid_encoding?
 
         shown = encoding == Encoding::UTF_8 ? name.inspect : "#{name.inspect} (#{encoding})"
