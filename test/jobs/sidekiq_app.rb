@@ -183,6 +183,31 @@ class TwoCommitsJob
   end
 end
 
+# The floor of LeasedEmptyJob's lease as its store makes it: two commits on the job's own row (`bench/<index>`,
+# one of JOBS rows, as its resource is), the first writing it whole (an upsert, as a grant writes the lease),
+# the second clearing it (as a release does), where TwoCommitsJob updates one hot row twice.
+class RowPerJobCommitsJob
+  include JOB
+  sidekiq_options retry: false
+
+  UPSERT = "INSERT INTO floor (name, n, holder) VALUES (?, 1, ?) ON CONFLICT (name) DO UPDATE SET n = n + 1, " \
+           "holder = excluded.holder"
+
+  def perform(index)
+    db = Thread.current[:lm_row_per_job] ||= SQLite3::Database.new(File.join(DIR, "row_per_job.sqlite3")).tap do |floor|
+      floor.busy_timeout = 5000
+      floor.execute("PRAGMA journal_mode = WAL")
+      floor.execute("PRAGMA synchronous = FULL")
+      floor.execute("CREATE TABLE IF NOT EXISTS floor (name TEXT PRIMARY KEY, n INTEGER NOT NULL, holder TEXT) " \
+                    "WITHOUT ROWID")
+    end
+    name = "bench/#{index}"
+    db.transaction(:immediate) { db.execute(UPSERT, [name, jid]) }
+    db.transaction(:immediate) { db.execute("UPDATE floor SET holder = NULL WHERE name = ?", [name]) }
+    Sidekiq.redis { |redis| redis.incr("bench:done") }
+  end
+end
+
 # The same under a limit of 3: each job holds a slot of a resource of its own.
 class LimitedEmptyJob
   include JOB
