@@ -7,6 +7,9 @@ require_relative "../support/test_watchdog"
 # Minitest's plugin hook.
 module Minitest
   def self.plugin_lease_machines_watchdog_init(_options)
-    Minitest::Test.prepend(LeaseMachines::TestWatchdog::EachTest) if LeaseMachines::TestWatchdog.limit.positive?
+    return unless LeaseMachines::TestWatchdog.limit.positive?
+
+    Minitest::Test.prepend(LeaseMachines::TestWatchdog::EachTest)
+    LeaseMachines::TestWatchdog.start
   end
 end

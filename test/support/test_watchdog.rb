@@ -9,27 +9,38 @@ module LeaseMachines
   #
   # The slowest tests take well under a minute here (a chaos run's test, 8 to 16 s of nemesis); GC.stress (`rake
   # test:gc_stress`) multiplies every allocation's cost, so its limit is STRESSED_FACTOR times as long.
+  #
+  # Its thread sleeps until the earliest deadline, woken only when a test starts: it never wakes inside a test
+  # that keeps to its time, whose allocation counts (test/properties/allocation_test.rb) see every thread's objects.
   module TestWatchdog
     # Raised in a hung test's thread.
     class Hung < StandardError; end
 
     GRACE = 30
     STRESSED_FACTOR = 6
-    POLL = 1
 
     @mutex = Mutex.new
+    @started = ConditionVariable.new
     @running = {} # thread => [test name, started]
 
     class << self
       def limit
-        seconds = Float(ENV.fetch("LEASE_MACHINES_TEST_TIMEOUT", "300"))
-        ENV["LEASE_MACHINES_GC_STRESS"] == "1" ? seconds * STRESSED_FACTOR : seconds
+        @limit ||= begin
+          seconds = Float(ENV.fetch("LEASE_MACHINES_TEST_TIMEOUT", "300"))
+          ENV["LEASE_MACHINES_GC_STRESS"] == "1" ? seconds * STRESSED_FACTOR : seconds
+        end
+      end
+
+      # Starts the watching thread (Minitest's plugin hook, before the first test).
+      def start
+        @mutex.synchronize { @thread ||= Thread.new { watch } }
+        self
       end
 
       def watching(name)
         @mutex.synchronize do
           @running[Thread.current] = [name, monotonic]
-          @thread ||= Thread.new { watch }
+          @started.signal
         end
         yield
       ensure
@@ -44,15 +55,24 @@ module LeaseMachines
         Thread.current.name = "test watchdog"
         Thread.current.report_on_exception = true
         loop do
-          sleep POLL
-          overdue.each { |thread, name, seconds| interrupt(thread, name, seconds) }
+          thread, name, seconds = next_overdue
+          interrupt(thread, name, seconds)
         end
       end
 
-      def overdue
-        now = monotonic
+      # Waits for a test past the limit: [thread, name, seconds it has run].
+      def next_overdue
         @mutex.synchronize do
-          @running.filter_map { |thread, (name, started)| [thread, name, now - started] if now - started > limit }
+          loop do
+            now = monotonic
+            earliest = nil
+            @running.each do |thread, (name, started)|
+              return [thread, name, now - started] if now - started > limit
+
+              earliest = started if earliest.nil? || started < earliest
+            end
+            @started.wait(@mutex, earliest && (earliest + limit - now))
+          end
         end
       end
 
@@ -64,7 +84,7 @@ module LeaseMachines
         end
         thread.raise(Hung, "#{name} ran past #{limit.round} s (LEASE_MACHINES_TEST_TIMEOUT); its backtrace is above")
         deadline = monotonic + GRACE
-        sleep POLL while thread.alive? && running?(thread, name) && monotonic < deadline
+        sleep 1 while thread.alive? && running?(thread, name) && monotonic < deadline
         return unless thread.alive? && running?(thread, name)
 
         warn "#{name} did not end #{GRACE} s after it was interrupted: the run ends here"
