@@ -49,7 +49,7 @@ module GcStressRun
 
   # Runs `file` stressed with its output in `log`. @return [Integer] the pid
   def start(file, log)
-    Process.spawn({ "LEASE_MACHINES_GC_STRESS" => "1" }, RbConfig.ruby, "-w", "-Ilib", "-Itest", file,
+    Process.spawn({ "LEASE_MACHINES_GC_STRESS" => "1" }, RbConfig.ruby, "-w", "-Ilib", "-Itest", TEST_WATCHDOG, file,
                   *ENV.fetch("TESTOPTS", "").split, out: log, err: %i[child out])
   end
 

@@ -45,14 +45,12 @@ MATRIX_SAME_IN_EVERY_VERSION = %w[test/packaging/packaging_test.rb test/docs/dem
 # host's Chromium (test/web/sidekiq_tab_browser_test.rb: the roots hold no
 # Chromium; script/matrix starts the host's chromedriver and the test in the
 # root drives it over loopback) are in the matrix.
-# The test watchdog's own test too: sid's minitest did not load the watchdog's plugin in a child run (CI,
-# 2026-12-03), so the watchdog is proven on the host only until that is mended.
-MATRIX_HOST_ONLY = %w[test/web/browser_test.rb test/docs/benchmark_plots_test.rb
-                      test/suite/test_watchdog_test.rb].freeze
+MATRIX_HOST_ONLY = %w[test/web/browser_test.rb test/docs/benchmark_plots_test.rb].freeze
 
 Rake::TestTask.new("test:matrix") do |t|
   t.description = "Run the suite minus the tests that cannot differ between versions (what script/matrix runs)"
   t.libs << "test" << "lib"
+  t.ruby_opts << TEST_WATCHDOG
   t.test_files = FileList["test/**/*_test.rb"] - MYSQL_TEST_FILES - CHAOS_TEST_FILES - MATRIX_SAME_IN_EVERY_VERSION -
                  MATRIX_HOST_ONLY
   t.warning = true
@@ -82,6 +80,7 @@ RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY = FileList[
 Rake::TestTask.new("test:ruby34") do |t|
   t.description = "Run what Ruby 3.4 can run in the sid root (script/matrix ruby34)"
   t.libs << "test" << "lib"
+  t.ruby_opts << TEST_WATCHDOG
   t.test_files = FileList["test/**/*_test.rb"] - MYSQL_TEST_FILES - CHAOS_TEST_FILES - MATRIX_SAME_IN_EVERY_VERSION -
                  MATRIX_HOST_ONLY - RUBY34_NEEDS_A_GEM_BUILT_FOR_RUBY_33_ONLY
   t.warning = true

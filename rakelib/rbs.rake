@@ -96,7 +96,7 @@ namespace :rbs do
   Rake::TestTask.new(:suite) do |t|
     t.description = nil
     t.libs << "test" << "lib"
-    t.ruby_opts << "-rrbs/test/setup"
+    t.ruby_opts << "-rrbs/test/setup" << TEST_WATCHDOG
     t.test_files = LeaseMachinesRbs.test_files
     t.warning = false
   end

@@ -8,9 +8,10 @@ namespace :web do
        "(bin/setup installs it; the other Sidekiq versions': script/matrix trixie sid)"
   task screenshots: :compile do
     docs = File.expand_path("../docs", __dir__)
-    sh({ "LEASE_MACHINES_SCREENSHOTS" => docs }, RbConfig.ruby, "-Ilib", "-Itest", "test/web/browser_test.rb",
+    ruby = [RbConfig.ruby, "-Ilib", "-Itest", TEST_WATCHDOG]
+    sh({ "LEASE_MACHINES_SCREENSHOTS" => docs }, *ruby, "test/web/browser_test.rb",
        "-n", "/test_the_index|test_force_release_with_confirmation/")
-    sh({ "LEASE_MACHINES_SCREENSHOTS" => docs }, RbConfig.ruby, "-Ilib", "-Itest", "test/web/sidekiq_tab_browser_test.rb",
+    sh({ "LEASE_MACHINES_SCREENSHOTS" => docs }, *ruby, "test/web/sidekiq_tab_browser_test.rb",
        "-n", "test_the_tab_lists_filters_and_force_releases")
   end
 end

@@ -5,8 +5,9 @@ require "tmpdir"
 require_relative "../test_helper"
 
 module LeaseMachines
-  # The suite's own watchdog (test/support/test_watchdog.rb), loaded as a Minitest plugin: a hung test is named,
-  # interrupted and failed, and the tests after it still run.
+  # The suite's own watchdog (test/support/test_watchdog.rb), which every test task loads with `-r`
+  # (TEST_WATCHDOG, Rakefile): a hung test is named, interrupted and failed, and the tests after it still run.
+  # This file does not load it: the first test fails in any task that leaves it out.
   class TestWatchdogTest < Minitest::Test
     CHILD_LIMIT = 60
     HUNG_SUITE = <<~RUBY
@@ -17,6 +18,14 @@ module LeaseMachines
         def test_2_runs_after = assert(true)
       end
     RUBY
+
+    def test_this_suite_runs_under_the_watchdog
+      assert defined?(LeaseMachines::TestWatchdog::EachTest), "the task did not load support/test_watchdog (-r)"
+      watchdog = LeaseMachines::TestWatchdog
+      # LEASE_MACHINES_TEST_TIMEOUT=0 turns it off: then it must watch nothing.
+      assert_equal watchdog.limit.positive?, Minitest::Test < watchdog::EachTest || false
+      assert_equal watchdog.limit.positive?, watchdog.watched.include?("#{self.class.name}##{name}")
+    end
 
     def test_a_hung_test_is_named_interrupted_and_the_suite_goes_on
       out, status = run_suite(HUNG_SUITE, "LEASE_MACHINES_TEST_TIMEOUT" => "2")
@@ -43,7 +52,8 @@ module LeaseMachines
         file = File.join(dir, "hanging_test.rb")
         File.write(file, source)
         test_dir = File.expand_path("..", __dir__)
-        Open3.popen2e(env, RbConfig.ruby, "-I#{test_dir}", file, "-v") do |_stdin, output, waiter|
+        env = env.merge("LEASE_MACHINES_GC_STRESS" => nil) # its limit as given, also under test:gc_stress
+        Open3.popen2e(env, RbConfig.ruby, "-I#{test_dir}", "-rsupport/test_watchdog", file, "-v") do |_stdin, output, waiter|
           reader = Thread.new { output.read }
           # Without the watchdog the child hangs: stopped here, so that the test fails rather than hangs.
           Process.kill(:KILL, waiter.pid) unless waiter.join(CHILD_LIMIT)

@@ -1,11 +1,14 @@
 # frozen_string_literal: true
 
+require "minitest"
+
 module LeaseMachines
   # A test still running after LEASE_MACHINES_TEST_TIMEOUT seconds (default 300; 0 turns the watchdog off) is
   # named, with every thread's backtrace, and interrupted: it fails with {Hung} and the suite goes on. A test the
   # interrupt cannot reach ends the run (exit 124) after GRACE more seconds. A hang costs minutes, not CI's budget.
-  # Minitest loads it as a plugin (test/minitest/lease_machines_watchdog_plugin.rb), so every test task with `test`
-  # on its load path has it, whichever helper its files require.
+  # Every test task loads it before the test files (`-r` TEST_WATCHDOG, Rakefile; script/matrix.d/run-arm64), so it
+  # watches every file whichever helper the file requires. Not a Minitest plugin: minitest 6 (sid) loads none
+  # from the load path.
   #
   # The slowest tests take well under a minute here (a chaos run's test, 8 to 16 s of nemesis); GC.stress (`rake
   # test:gc_stress`) multiplies every allocation's cost, so its limit is STRESSED_FACTOR times as long.
@@ -31,14 +34,17 @@ module LeaseMachines
         end
       end
 
-      # Starts the watching thread (Minitest's plugin hook, before the first test).
-      def start
-        @mutex.synchronize { @thread ||= Thread.new { watch } }
-        self
+      # Watches every Minitest::Test from now on, unless the limit is 0.
+      def install
+        Minitest::Test.prepend(EachTest) if limit.positive?
       end
+
+      # @return [Array<String>] the names of the tests running now
+      def watched = @mutex.synchronize { @running.values.map(&:first) }
 
       def watching(name)
         @mutex.synchronize do
+          @thread ||= Thread.new { watch } # started by the first test
           @running[Thread.current] = [name, monotonic]
           @started.signal
         end
@@ -101,3 +107,5 @@ module LeaseMachines
     end
   end
 end
+
+LeaseMachines::TestWatchdog.install
