@@ -8,7 +8,8 @@
 #   against the same UPDATE in a plain transaction (SQLite: BEGIN IMMEDIATE,
 #   UPDATE, COMMIT; PostgreSQL: BEGIN, UPDATE, COMMIT). The guard adds the
 #   statement that raises the mark (on PostgreSQL sent with BEGIN, in the same
-#   round trip);
+#   round trip: libpq's pipeline mode; the row "by hand, two round trips" is
+#   what it cost before);
 # - `record.fenced_update!(token, body: ...)` against `record.update!(body: ...)`
 #   on an ActiveRecord model (one UPDATE with the token condition, against
 #   update!'s transaction around its UPDATE).
@@ -130,7 +131,7 @@ def postgres_loops(url)
   conn.exec("CREATE TABLE bench_floor (id integer PRIMARY KEY, body text NOT NULL)")
   conn.exec("INSERT INTO bench_floor (id, body) VALUES (1, 'a')")
   conn.prepare("bench_update", "UPDATE bench_floor SET body = $1 WHERE id = 1")
-  # By hand, what a guard sends: the mark's prepared statement in its own round trip.
+  # By hand, what a guard sent before its pipeline: the mark's prepared statement in its own round trip.
   conn.prepare("bench_mark", LeaseMachines::Fences::Postgres::Statements::MARK_SQL)
   # A larger write: a 4 KB report inserted and five rows updated, in one statement.
   conn.exec("CREATE TABLE bench_reports_log (id bigserial PRIMARY KEY, body text NOT NULL)")
@@ -164,7 +165,7 @@ def postgres_loops(url)
     "strict guarded write" => loop_of(->(i) { strict.guard(STRICT, strict_token) { write.call(i) } }),
     "guarded write, a greater token every time (information)" =>
       loop_of(->(i) { fences.guard("bench-rising", rising += 1) { write.call(i) } }),
-    "by hand: BEGIN, the prepared mark, UPDATE, COMMIT (information)" => loop_of(lambda do |i|
+    "by hand, two round trips: BEGIN, the prepared mark, UPDATE, COMMIT (information)" => loop_of(lambda do |i|
       conn.exec("BEGIN")
       conn.exec_prepared("bench_mark", ["bench-by-hand", TOKEN.to_s, nil])
       write.call(i)

@@ -61,7 +61,8 @@ module LeaseMachines
 
       # One PG::Connection as a guard uses it: the store's session plus the guard's
       # statements. The mark is prepared once per server session (again after a
-      # reconnect or DISCARD ALL).
+      # reconnect or DISCARD ALL) and sent with BEGIN (or SAVEPOINT) in one round trip,
+      # libpq's pipeline mode (libpq 14 and later; two round trips before).
       class Session < Stores::Postgres::Session
         include Statements
         include Admission::Reads
@@ -91,9 +92,9 @@ module LeaseMachines
           raise @failures.statement(e, "could not reconnect")
         end
 
-        # Only a connection that broke: one with a query in flight may be the caller's,
-        # whose transaction a reconnect would end.
-        def broken? = @connection.status != PG::CONNECTION_OK
+        # Only a connection that broke, or that a guard left in pipeline mode: one with a query in flight may be
+        # the caller's, whose transaction a reconnect would end.
+        def broken? = @connection.status != PG::CONNECTION_OK || Pipeline.left_on?(@connection)
 
         def in_transaction?
           case @connection.transaction_status
@@ -137,10 +138,9 @@ module LeaseMachines
           end
 
           prepare_mark
-          @connection.exec(opening)
           binds = Statements.mark_binds(@admission.mode, resource, token, owner)
           begin
-            @connection.exec_prepared(@mark_name, binds).cmd_tuples
+            Pipeline.open_and_mark(@connection, opening, @mark_name, binds)
           rescue PG::InvalidSqlStatementName
             @connection.exec(undo)
             PREPARED.each_value { |connections| connections[@connection] = nil }
@@ -162,6 +162,78 @@ module LeaseMachines
           end
           prepared[@connection] = pid
         end
+      end
+
+      # BEGIN (or SAVEPOINT) and the prepared mark in one round trip: libpq's pipeline mode. Without it
+      # (libpq before 14), one after the other.
+      module Pipeline
+        AVAILABLE = PG::Connection.method_defined?(:enter_pipeline_mode)
+        NO_PARAMS = [].freeze
+        # Results an unfinished pipeline can still hold: the opening's, the mark's, a nil after each, the sync's.
+        LEFT_AT_MOST = 8
+
+        # @return [Integer] the rows the mark wrote (0: fenced). Raises the opening's or the mark's PG::Error.
+        def self.open_and_mark(conn, opening, mark_name, binds)
+          unless AVAILABLE
+            conn.exec(opening)
+            return conn.exec_prepared(mark_name, binds).cmd_tuples
+          end
+
+          synced = finished = false
+          begin
+            conn.enter_pipeline_mode
+            held_back = hold_back(conn)
+            conn.send_query_params(opening, NO_PARAMS)
+            conn.send_query_prepared(mark_name, binds)
+            conn.pipeline_sync
+            synced = true
+            opened = next_result(conn)
+            marked = next_result(conn)
+            conn.get_result # the sync's
+            finished = true
+          ensure
+            send_on(conn) if held_back
+            finished ? conn.exit_pipeline_mode : leave(conn, synced)
+          end
+          opened.check
+          marked.check.cmd_tuples
+        end
+
+        # pg flushes after each send (flush_data, private): held back, the opening and the mark leave with the
+        # sync in one write. Not when the caller made the connection nonblocking (pg's setnonblocking).
+        def self.hold_back(conn)
+          return false if conn.isnonblocking
+
+          conn.send(:flush_data=, false)
+          true
+        end
+
+        def self.send_on(conn) = conn.send(:flush_data=, true)
+
+        def self.next_result(conn)
+          result = conn.get_result
+          conn.get_result # nil: the end of that statement's results
+          result
+        end
+
+        # An interrupt (Timeout, Thread#kill) or a failure cut the pipeline short: its results are read, as the
+        # next statement would have had to (a mark waiting for the fence row waits on), and the connection
+        # leaves pipeline mode, its transaction open for the guard to roll back. One that broke is reconnected
+        # by the next call.
+        def self.leave(conn, synced)
+          conn.pipeline_sync unless synced
+          LEFT_AT_MOST.times do
+            return conn.exit_pipeline_mode
+          rescue PG::Error
+            return unless conn.status == PG::CONNECTION_OK
+
+            conn.get_result
+          end
+        rescue PG::Error
+          nil
+        end
+
+        def self.left_on?(conn) = AVAILABLE && conn.pipeline_status != PG::PQ_PIPELINE_OFF
       end
 
       private
