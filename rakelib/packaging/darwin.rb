@@ -174,13 +174,35 @@ module LeaseMachinesPackaging
     dir
   end
 
+  # The checks whose answers a Ruby minor configured for the same platform
+  # may take from another's autoconf cache: autoconf's generic ones, which ask
+  # only zig's compiler and the macOS headers (is there this header, this
+  # function; how big is this type) and are the bulk of the run. Not the
+  # rest: Ruby's own rb_cv_ checks and autoconf's ac_cv_c_ ones change between
+  # minors under the same names (3.1's cross build leaves the stack's
+  # direction unknown where 3.3 knows it; their autoconfs differ on
+  # `restrict`), and a copied answer would be 3.1's, not 3.3's.
+  SHARED_CONFIGURE_CHECKS = /\Aac_cv_(?:header|func|sizeof|alignof|type|member|lib|have_decl)_\w+=/
+
+  # `dir`'s config.cache (dir: config/<platform>/<minor>), seeded with the
+  # shared answers of the minors already configured for that platform, its
+  # siblings. @return [String] its path
+  def configure_cache(dir)
+    cache = File.join(dir, "config.cache")
+    shared = (Dir.glob(File.join(File.dirname(dir), "*", "config.cache")) - [cache]).flat_map do |other|
+      File.readlines(other).grep(SHARED_CONFIGURE_CHECKS)
+    end
+    File.write(cache, shared.uniq.join)
+    cache
+  end
+
   def configure_ruby(platform, source, dir)
     host = PLATFORMS.fetch(platform)
     # --with-baseruby: this Ruby runs the configure-time scripts (a cross build needs one).
     sh({ "MACOSX_DEPLOYMENT_TARGET" => DARWIN_TARGETS.fetch(platform).fetch(:macos) },
        File.join(source, "configure"), "--host=#{host}", "--build=#{rust_host || 'x86_64-pc-linux-gnu'}",
        "CC=#{zig_cc(platform)}", "--with-baseruby=#{Gem.ruby}", "--enable-shared", "--disable-install-doc",
-       "--without-gmp", chdir: dir, out: File.join(dir, "configure.log"))
+       "--without-gmp", "--cache-file=#{configure_cache(dir)}", chdir: dir, out: File.join(dir, "configure.log"))
     # The rbconfig.rb target alone, without its dependency on a built miniruby.
     sh "make", "-s", ".rbconfig.time", "PREP=", chdir: dir
   end
