@@ -36,8 +36,11 @@
 -- It locks the resource's row whether or not it updates it, so concurrent
 -- guards of one resource are ordered by the row lock, and each compares with
 -- the mark the previous one committed. No row changed means the token is
--- below the mark: the write is fenced. The library never deletes a row and
--- never lowers a mark; neither should you.
+-- below the mark: the write is fenced. The guard sends it behind a CTE that
+-- first takes the same lock (SELECT ... FOR NO KEY UPDATE) on a row that
+-- already holds the token with the guard's owner (or when it names none):
+-- such a guard changes nothing, so it writes no new row version. The library
+-- never deletes a row and never lowers a mark; neither should you.
 CREATE TABLE IF NOT EXISTS lease_machines_fences (
   resource   text          NOT NULL,
   highest    numeric(20,0),

@@ -16,11 +16,12 @@ module LeaseMachines
     OWNER_COLUMN = "lease_owner"
 
     # The marks of every engine but MySQL, per {Admission} mode (`name`: how a mark names
-    # the table's row): `values` those of an unbound mark; a bound one selects `selected`
-    # from the store's row where `issued` (or `live`) holds, so a token it refuses writes nothing.
-    # On conflict the mark rises to a greater token (recording its owner, or NULL), or
-    # stays at an equal one (recording it when none was), unless both name owners that differ.
-    def self.mark_sqls(name, values, selected, issued:, live:)
+    # the table's row): an unbound mark inserts `unbound` (its VALUES, or a SELECT); a bound
+    # one selects `selected` from the store's row where `issued` (or `live`) holds, so a token
+    # it refuses writes nothing. On conflict the mark rises to a greater token (recording its
+    # owner, or NULL), or stays at an equal one (recording it when none was), unless both name
+    # owners that differ.
+    def self.mark_sqls(name, unbound, selected, issued:, live:)
       insert = "INSERT INTO #{TABLE}#{" AS #{name}" unless name == TABLE} (resource, highest, lease_owner)"
       from = "SELECT #{selected} FROM #{STORE_TABLE} AS store WHERE"
       conflict = "ON CONFLICT (resource) DO UPDATE SET highest = excluded.highest, lease_owner = CASE WHEN #{name}.highest " \
@@ -28,7 +29,7 @@ module LeaseMachines
                  "END WHERE #{name}.highest IS NULL OR #{name}.highest < excluded.highest OR (#{name}.highest = " \
                  "excluded.highest AND (#{name}.lease_owner IS NULL OR excluded.lease_owner IS NULL OR " \
                  "#{name}.lease_owner = excluded.lease_owner))"
-      { any: "#{insert} VALUES (#{values}) #{conflict}", issued: "#{insert} #{from} #{issued} #{conflict}",
+      { any: "#{insert} #{unbound} #{conflict}", issued: "#{insert} #{from} #{issued} #{conflict}",
         live: "#{insert} #{from} #{live} #{conflict}" }.freeze
     end
 

@@ -31,11 +31,22 @@ module LeaseMachines
         # Strict: a token issued twice (a failover lost the first grant) is not admitted for its first holder.
         LIVE = "#{ISSUED} AND store.lease_token = $2::numeric AND store.lease_expires_at_ns > #{CLOCK_NS_SQL} " \
                "AND ($3::numeric IS NULL OR store.lease_owner = $3::numeric)".freeze
-        private_constant :ISSUED, :LIVE
-        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced).
-        # Locks the row either way, which orders concurrent guards of one resource.
-        MARK_SQLS = Fences.mark_sqls("fence", "$1, $2::numeric, $3::numeric", "$1::text, $2::numeric, $3::numeric",
-                                     issued: ISSUED, live: LIVE)
+        # The mark already holds $2 for owner $3 (or the guard names none): locking the row is all the mark does.
+        UNCHANGED = "fence.resource = $1::text AND fence.highest = $2::numeric " \
+                    "AND ($3::numeric IS NULL OR fence.lease_owner = $3::numeric)"
+        UNLOCKED = "NOT EXISTS (SELECT FROM locked)"
+        SELECTED = "$1::text, $2::numeric, $3::numeric"
+        UPSERTS = Fences.mark_sqls("fence", "SELECT #{SELECTED} WHERE #{UNLOCKED}", SELECTED,
+                                   issued: "#{ISSUED} AND #{UNLOCKED}", live: "#{LIVE} AND #{UNLOCKED}")
+        private_constant :ISSUED, :LIVE, :UNCHANGED, :UNLOCKED, :SELECTED, :UPSERTS
+        # Raises the mark of $1 to $2 for owner $3, or changes nothing (0 rows: fenced). Locks the row either
+        # way, which orders concurrent guards of one resource; an equal token it records already is only
+        # locked (FOR NO KEY UPDATE, as the upsert's lock), which writes no row version.
+        MARK_SQLS = { any: nil, issued: ISSUED, live: LIVE }.to_h do |mode, admitted|
+          admits = " AND EXISTS (SELECT FROM #{STORE_TABLE} AS store WHERE #{admitted})" if admitted
+          [mode, "WITH locked AS (SELECT FROM #{TABLE} AS fence WHERE #{UNCHANGED}#{admits} FOR NO KEY UPDATE), " \
+                 "raised AS (#{UPSERTS.fetch(mode)} RETURNING 1) SELECT FROM locked UNION ALL SELECT FROM raised"]
+        end.freeze
         MARK_SQL = MARK_SQLS.fetch(:any)
         READS = { highest: "SELECT highest FROM #{TABLE} WHERE resource = $1",
                   owner: "SELECT lease_owner::text FROM #{TABLE} WHERE resource = $1",

@@ -46,7 +46,7 @@ module LeaseMachines
         private_constant :ISSUED, :LIVE
         # Raises the mark of ?1 to ?2 for owner ?3 (bound: ?5), or changes nothing (0 rows:
         # fenced), under the write lock (BEGIN IMMEDIATE), which orders concurrent guards.
-        MARK_SQLS = Fences.mark_sqls(TABLE, "?1, ?2, ?3", "?1, ?2, ?5", issued: ISSUED, live: LIVE)
+        MARK_SQLS = Fences.mark_sqls(TABLE, "VALUES (?1, ?2, ?3)", "?1, ?2, ?5", issued: ISSUED, live: LIVE)
         HAS_OWNER_SQL = "SELECT count(*) FROM pragma_table_info('#{TABLE}') WHERE name = 'lease_owner'".freeze
         ADD_OWNER_SQL = "ALTER TABLE #{TABLE} ADD COLUMN lease_owner TEXT CHECK (lease_owner IS NULL OR " \
                         "(lease_owner NOT GLOB '*[^0-9]*' AND length(lease_owner) BETWEEN 1 AND 20))".freeze
