@@ -82,6 +82,35 @@ module LeaseMachines
       assert_equal ["by 3", 3], [committed_body(resource), @fences.highest(resource)]
     end
 
+    # Timeout lands while the mark is being prepared (the table is locked, so PREPARE waits): outside any
+    # transaction. The guard reads the PREPARE's answer and sends no ROLLBACK, which would draw "WARNING: there
+    # is no transaction in progress"; the connection keeps its session and the next guard commits.
+    def test_an_interrupt_while_the_mark_is_prepared_sends_no_stray_rollback
+      resource = unique_name
+      conn = pg_connection
+      conn.exec("SET search_path TO #{PostgresServer.schema}")
+      fences = Fences::Postgres.new(conn) # a new session: its first guard prepares the mark
+      warnings = []
+      conn.set_notice_receiver { |notice| warnings << notice.error_field(PG::PG_DIAG_MESSAGE_PRIMARY) }
+      holder = pg_connection
+      holder.exec("SET search_path TO #{PostgresServer.schema}")
+      holder.exec("BEGIN")
+      holder.exec("LOCK TABLE lease_machines_fences IN ACCESS EXCLUSIVE MODE")
+      session = conn.backend_pid
+
+      waiting = Thread.new do
+        Thread.current.report_on_exception = false
+        Timeout.timeout(0.3) { fences.guard(resource, 2) { |c| driver_write(c, resource, "by 2") } }
+      end
+      sleep 0.6
+      holder.exec("ROLLBACK")
+
+      assert_raises(Timeout::Error) { waiting.join(10) }
+      assert_equal [[], PG::PQTRANS_IDLE, session], [warnings, conn.transaction_status, conn.backend_pid]
+      fences.guard(resource, 3) { |c| driver_write(c, resource, "by 3") }
+      assert_equal ["by 3", 3], [committed_body(resource), fences.highest(resource)]
+    end
+
     # Thread#kill and Timeout at random instants around a guard, its pipeline included: after each, the
     # connection is idle and out of pipeline mode, and the write committed exactly when its mark did.
     def test_an_interrupt_landing_anywhere_leaves_the_connection_usable_and_the_write_with_its_mark

@@ -107,6 +107,17 @@ module LeaseMachines
         # the caller's, whose transaction a reconnect would end.
         def broken? = @connection.status != PG::CONNECTION_OK || Pipeline.left_on?(@connection)
 
+        # A statement an interrupt left in flight is read out first: ROLLBACK only when a transaction is open
+        # (an interrupted PREPARE or read outside one leaves none, and a ROLLBACK there draws a WARNING).
+        def roll_back
+          begin
+            @connection.discard_results if @connection.transaction_status == PG::PQTRANS_ACTIVE && !broken?
+          rescue PG::Error
+            nil # broke: reconnected below
+          end
+          super
+        end
+
         def in_transaction?
           case @connection.transaction_status
           when PG::PQTRANS_IDLE then false
