@@ -15,7 +15,7 @@
 #   rake gem:aarch64                  the aarch64-linux gem, cross-compiled, smoke-tested under qemu
 #                                     (needs root: script/matrix arm64)
 #   rake gem:darwin                   the arm64-darwin and x86_64-darwin gems, cross-built here with
-#                                     zig and lld for the Rubies of DARWIN_RUBIES (default 3.1 3.3),
+#                                     zig and lld for the Rubies of DARWIN_RUBIES (default 3.1 3.3 3.4),
 #                                     their libraries checked as Mach-O files (rakelib/packaging/darwin.rb);
 #                                     gem:darwin:arm64-darwin, gem:darwin:x86_64-darwin: one of them
 #   rake "gem:darwin:check[pkg/x.gem]"  that check alone, on a built darwin gem

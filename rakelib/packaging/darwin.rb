@@ -40,12 +40,15 @@ module LeaseMachinesPackaging
     "x86_64-darwin" => { zig: "x86_64-macos", macos: "10.13" }
   }.freeze
 
-  # Ruby minor => the Debian source package of that Ruby and a suite that has
-  # it. Not 3.4: experimental's ruby3.4 source is in the mirror's index, but
-  # its files are not on the mirror (404), so there is no 3.4 to configure.
+  # Ruby minor => the Debian source package of that Ruby, a suite that has
+  # it, and the version to take when not the suite's newest. 3.4: the files of
+  # experimental's newest ruby3.4 source (3.4.11) are not on the mirror (404),
+  # those of 3.4.5 are; an extension built against one 3.4 loads in every
+  # 3.4 (a minor's ABI does not change between its patch releases).
   DARWIN_RUBY_SOURCES = {
     "3.1" => %w[ruby3.1 bookworm],
-    "3.3" => %w[ruby3.3 trixie]
+    "3.3" => %w[ruby3.3 trixie],
+    "3.4" => %w[ruby3.4 experimental 3.4.5-1~exp1]
   }.freeze
 
   # The PyPI packages (as their dist-info folders name them) and the versions
@@ -125,7 +128,7 @@ module LeaseMachinesPackaging
   # Ruby's source tree of `minor` (the upstream tarball of Debian's source
   # package), unpacked in tmp/darwin/src/<minor>/. @return [String] its folder
   def ruby_source(minor)
-    package, suite = DARWIN_RUBY_SOURCES.fetch(minor)
+    package, suite, version = DARWIN_RUBY_SOURCES.fetch(minor)
     dir = File.join(DARWIN_DIR, "src", minor)
     tree = Dir.glob(File.join(dir, "ruby-*/")).first
     return tree.chomp("/") if tree && File.exist?(File.join(tree, "configure"))
@@ -137,7 +140,7 @@ module LeaseMachinesPackaging
                "-o", "Dir::State::Lists=#{apt}/lists", "-o", "Dir::Cache=#{apt}/cache",
                "-o", "Acquire::Check-Valid-Until=false", "-q"]
     sh "apt-get", *options, "update", out: File::NULL
-    sh "apt-get", *options, "source", "--download-only", package, chdir: dir, out: File::NULL
+    sh "apt-get", *options, "source", "--download-only", [package, version].compact.join("="), chdir: dir, out: File::NULL
     tarball = Dir.glob(File.join(dir, "#{package}_*.orig.tar.*")).first or raise "apt-get source #{package}: no orig tarball"
     sh "tar", "-xf", tarball, "-C", dir
     Dir.glob(File.join(dir, "ruby-*/")).first&.chomp("/") or raise "#{tarball}: no ruby-* folder in it"
