@@ -12,15 +12,16 @@ module Chaos
   # database's: pg_terminate, pg_restart, pg_crash, and with FAILOVER=on
   # pg_failover (chaos/failover.rb) every FAILOVER_EVERY seconds, the first
   # after half of that, in place of the restarts and the network's faults;
-  # the network's: partition, slow_link.
+  # the network's: partition, slow_link. NEMESIS=workers keeps the workers'
+  # faults and pg_terminate only.
   class Nemesis
     # kind => weight, per engine
     FAULTS = {
       "sqlite" => { pause: 4, kill: 1, kill_in_tx: 2, clock_slow: 1, clock_jump: 1 },
       "postgres" => { pause: 4, kill: 1, kill_in_tx: 1, pause_in_tx: 1, clock_slow: 1, clock_jump: 1,
                       pg_terminate: 1, pg_restart: 0.5, pg_crash: 0.5, partition: 1.5, slow_link: 0.5 },
-      "postgres_failover" => { pause: 4, kill: 1, kill_in_tx: 1, pause_in_tx: 1, clock_slow: 1, clock_jump: 1,
-                               pg_terminate: 1 }
+      "postgres_workers" => { pause: 4, kill: 1, kill_in_tx: 1, pause_in_tx: 1, clock_slow: 1, clock_jump: 1,
+                              pg_terminate: 1 }
     }.freeze
     MAX_AT_ONCE = 3
 
@@ -33,7 +34,8 @@ module Chaos
       @network = network
       @failover = failover
       @random = Random.new(settings.seed)
-      @faults = FAULTS.fetch(failover ? "postgres_failover" : settings.engine)
+      workers_only = settings.postgres? && (failover || settings.workers_only?)
+      @faults = FAULTS.fetch(workers_only ? "postgres_workers" : settings.engine)
       @busy = {} # worker id or :cluster / :network => true while a fault holds it
       @mutex = Mutex.new
       @threads = []

@@ -9,7 +9,8 @@ module Chaos
     ENGINES = %w[sqlite postgres].freeze
     DEFAULTS = { "ENGINE" => "sqlite", "WORKERS" => "6", "RESOURCES" => "4", "DURATION" => "60",
                  "FENCING" => "on", "TTL" => "0.8", "FAULT_EVERY" => "1.0", "FAILOVER" => "off",
-                 "FAILOVER_EVERY" => "15", "TOKENS" => "sequence", "OWNERS" => "on" }.freeze
+                 "FAILOVER_EVERY" => "15", "TOKENS" => "sequence", "OWNERS" => "on",
+                 "NEMESIS" => "all" }.freeze
 
     attr_reader :engine, :workers, :resources, :duration, :seed, :ttl, :fault_every, :dir, :pg_port,
                 :pg_standby_port, :tokens, :failover_every
@@ -49,6 +50,15 @@ module Chaos
 
     def postgres?
       @engine == "postgres"
+    end
+
+    # NEMESIS=workers: the faults of the worker processes only (pauses,
+    # kills, clocks; on PostgreSQL also the end of a worker's connections),
+    # none of the cluster's or the network's. Every such pause is a chance of
+    # a stale write, none lost to a database that was down at the time: the
+    # runs with the fences off that must show the checker a stale write.
+    def workers_only?
+      @nemesis == "workers"
     end
 
     # The resources whose protected data lives in the store's own database
@@ -92,12 +102,13 @@ module Chaos
     def to_h
       { engine: @engine, workers: @workers, resources: @resources, duration: @duration, fencing: @fencing,
         ttl: @ttl, fault_every: @fault_every, seed: @seed, dir: @dir, pg_port: @pg_port, failover: @failover,
-        failover_every: @failover_every, pg_standby_port: @pg_standby_port, tokens: @tokens, owners: @owners }
+        failover_every: @failover_every, pg_standby_port: @pg_standby_port, tokens: @tokens, owners: @owners,
+        nemesis: @nemesis }
     end
 
     private
 
-    # FAILOVER (and FAILOVER_EVERY, seconds), TOKENS and OWNERS.
+    # FAILOVER (and FAILOVER_EVERY, seconds), TOKENS, OWNERS and NEMESIS.
     def protections(value)
       @failover = choice("FAILOVER", value.call("FAILOVER"), %w[on off]) == "on"
       raise ArgumentError, "FAILOVER=on needs ENGINE=postgres, got #{@engine.inspect}" if @failover && !postgres?
@@ -105,6 +116,7 @@ module Chaos
       @failover_every = number("FAILOVER_EVERY", value.call("FAILOVER_EVERY"), 1..3600)
       @tokens = choice("TOKENS", value.call("TOKENS"), %w[sequence clock_floor])
       @owners = choice("OWNERS", value.call("OWNERS"), %w[on off]) == "on"
+      @nemesis = choice("NEMESIS", value.call("NEMESIS"), %w[all workers])
     end
 
     # The seed, the chaos cluster's port and the run's folder.

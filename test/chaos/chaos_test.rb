@@ -37,8 +37,11 @@ module LeaseMachines
       assert_clean(run_chaos("postgres", "on", duration: 12))
     end
 
+    # Under the workers' faults only: with the cluster's and the network's
+    # too, a run in ten found no stale write (the pauses fell while the
+    # database was down, and the paused writes failed).
     def test_postgres_without_fences_the_checker_finds_stale_writes
-      assert_caught(run_chaos("postgres", "off", duration: 16))
+      assert_caught(run_chaos("postgres", "off", duration: 16, "NEMESIS" => "workers"))
     end
 
     # FAILOVER=on: the store's cluster fails over to an asynchronous standby
