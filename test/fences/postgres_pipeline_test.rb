@@ -55,26 +55,20 @@ module LeaseMachines
       assert_equal "unprepared", committed_body(resource)
     end
 
-    # The mark waits for the fence row another guard holds; Timeout lands in that wait. The guard reads what
-    # the pipeline still owes once the row is free (as a rollback after a plain statement would wait) and gives
-    # the caller's connection back idle, in the same session; nothing of it is committed.
+    # The mark waits for the fence row another guard holds; Timeout lands in that wait. The guard cancels the
+    # mark, so the Timeout reaches the caller while the row is still held (before, only once it was free), and
+    # gives the caller's connection back idle, in the same session; nothing of it is committed.
     def test_an_interrupt_while_the_mark_waits_for_the_fence_row_commits_nothing
       resource = unique_name
       @fences.guard(resource, 1) { |conn| driver_write(conn, resource, "by 1") }
-      holder = pg_connection
-      holder.exec("SET search_path TO #{PostgresServer.schema}")
-      holder.exec("BEGIN")
-      holder.exec_params("SELECT 1 FROM lease_machines_fences WHERE resource = $1 FOR UPDATE", [resource])
+      holder = hold_fence_row(resource)
       session = @conn.backend_pid
 
       waiting = Thread.new do
         Thread.current.report_on_exception = false
         Timeout.timeout(0.3) { @fences.guard(resource, 2) { |conn| driver_write(conn, resource, "by 2") } }
       end
-      sleep 0.6 # the timeout has fired: the guard reads what the pipeline still owes
-      holder.exec("ROLLBACK")
-
-      assert_raises(Timeout::Error) { waiting.join(10) }
+      assert_ended_while_held(waiting, holder, Timeout::Error)
       assert_clean_connection
       assert_equal session, @conn.backend_pid, "the caller's connection keeps its session: read out, not reopened"
       assert_equal ["by 1", 1], [committed_body(resource), @fences.highest(resource)]
@@ -83,7 +77,7 @@ module LeaseMachines
     end
 
     # Timeout lands while the mark is being prepared (the table is locked, so PREPARE waits): outside any
-    # transaction. The guard reads the PREPARE's answer and sends no ROLLBACK, which would draw "WARNING: there
+    # transaction. The guard cancels the PREPARE, reads its answer and sends no ROLLBACK, which would draw "WARNING: there
     # is no transaction in progress"; the connection keeps its session and the next guard commits.
     def test_an_interrupt_while_the_mark_is_prepared_sends_no_stray_rollback
       resource = unique_name
@@ -102,13 +96,47 @@ module LeaseMachines
         Thread.current.report_on_exception = false
         Timeout.timeout(0.3) { fences.guard(resource, 2) { |c| driver_write(c, resource, "by 2") } }
       end
-      sleep 0.6
-      holder.exec("ROLLBACK")
-
-      assert_raises(Timeout::Error) { waiting.join(10) }
+      assert_ended_while_held(waiting, holder, Timeout::Error)
       assert_equal [[], PG::PQTRANS_IDLE, session], [warnings, conn.transaction_status, conn.backend_pid]
       fences.guard(resource, 3) { |c| driver_write(c, resource, "by 3") }
       assert_equal ["by 3", 3], [committed_body(resource), fences.highest(resource)]
+    end
+
+    # The block's own write waits for a row lock; Thread#kill lands in that wait (Sidekiq's shutdown raises
+    # likewise). The write is cancelled and rolled back while the lock is still held, on a guard of its own and
+    # on one inside the caller's transaction (which keeps what it wrote before the guard).
+    def test_an_interrupt_while_the_guarded_write_waits_for_a_lock_ends_it_at_once
+      resource = unique_name
+      driver_write(@conn, resource, "before")
+      [false, true].each do |joined|
+        holder = pg_connection
+        holder.exec("SET search_path TO #{PostgresServer.schema}")
+        holder.exec("BEGIN")
+        holder.exec_params("SELECT 1 FROM #{REPORTS} WHERE name = $1 FOR UPDATE", [resource])
+        if joined
+          @conn.exec("BEGIN")
+          driver_write(@conn, "#{resource}-caller", "the caller's")
+        end
+        started = Queue.new
+        waiting = Thread.new do
+          Thread.current.report_on_exception = false
+          @fences.guard(resource, 5) do |conn|
+            started << true
+            driver_write(conn, resource, "by 5")
+          end
+        end
+        started.pop
+        sleep 0.2 # the write waits for the row
+        waiting.kill
+        assert_ended_while_held(waiting, holder, nil, "joined: #{joined}")
+        if joined
+          assert_equal PG::PQTRANS_INTRANS, @conn.transaction_status, "the caller's transaction goes on"
+          @conn.exec("COMMIT")
+          assert_equal "the caller's", committed_body("#{resource}-caller")
+        end
+        assert_clean_connection("joined: #{joined}")
+        assert_equal "before", committed_body(resource)
+      end
     end
 
     # Thread#kill and Timeout at random instants around a guard, its pipeline included: after each, the
@@ -145,6 +173,26 @@ module LeaseMachines
         directions = File.readlines(file.path).filter_map { |line| line.split("\t")[1] }
         directions.chunk_while { |a, b| a == b }.count { |run| run.first == "F" }
       end
+    end
+
+    # A transaction of its own holding the fence row of `resource`.
+    def hold_fence_row(resource)
+      holder = pg_connection
+      holder.exec("SET search_path TO #{PostgresServer.schema}")
+      holder.exec("BEGIN")
+      holder.exec_params("SELECT 1 FROM lease_machines_fences WHERE resource = $1 FOR UPDATE", [resource])
+      holder
+    end
+
+    # The interrupted guard's thread ended (raising `error`, or killed) while `holder` still held its lock;
+    # the holder's transaction is rolled back either way, so a guard that waits on ends too.
+    def assert_ended_while_held(thread, holder, error, context = nil)
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 5
+      sleep 0.01 while thread.alive? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      ended = !thread.alive?
+      holder.exec("ROLLBACK")
+      assert ended, "the interrupt reached the guard while the lock was held #{context}"
+      error ? assert_raises(error) { thread.join } : assert_nil(thread.value)
     end
 
     def assert_clean_connection(context = nil)

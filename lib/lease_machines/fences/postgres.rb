@@ -107,15 +107,17 @@ module LeaseMachines
         # the caller's, whose transaction a reconnect would end.
         def broken? = @connection.status != PG::CONNECTION_OK || Pipeline.left_on?(@connection)
 
-        # A statement an interrupt left in flight is read out first: ROLLBACK only when a transaction is open
-        # (an interrupted PREPARE or read outside one leaves none, and a ROLLBACK there draws a WARNING).
+        # A statement an interrupt left in flight is cancelled and read out first: ROLLBACK only when a
+        # transaction is open (an interrupted PREPARE or read outside one leaves none, and a ROLLBACK there draws a
+        # WARNING).
         def roll_back
-          begin
-            @connection.discard_results if @connection.transaction_status == PG::PQTRANS_ACTIVE && !broken?
-          rescue PG::Error
-            nil # broke: reconnected below
-          end
+          read_out_in_flight
           super
+        end
+
+        def roll_back_savepoint
+          read_out_in_flight
+          execute("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
         end
 
         def in_transaction?
@@ -136,9 +138,18 @@ module LeaseMachines
         end
 
         def mark_rows = @connection.exec(Mark::SQL).values
-        def roll_back_savepoint = execute("ROLLBACK TO SAVEPOINT #{SAVEPOINT}; RELEASE SAVEPOINT #{SAVEPOINT}")
 
         private
+
+        # A guard begins only on an idle connection ({#in_transaction?}): what is in flight at its end is its own.
+        def read_out_in_flight
+          return if @connection.transaction_status != PG::PQTRANS_ACTIVE || broken?
+
+          Stores::Postgres::CancelRequest.send_now(@connection)
+          @connection.discard_results
+        rescue PG::Error
+          nil # broke: reconnected by the rollback
+        end
 
         def execute(sql) = @connection.exec(sql)
 
@@ -238,12 +249,12 @@ module LeaseMachines
           result
         end
 
-        # An interrupt (Timeout, Thread#kill) or a failure cut the pipeline short: its results are read, as the
-        # next statement would have had to (a mark waiting for the fence row waits on), and the connection
-        # leaves pipeline mode, its transaction open for the guard to roll back. One that broke is reconnected
-        # by the next call.
+        # An interrupt (Timeout, Thread#kill) or a failure cut the pipeline short: what still runs is cancelled
+        # (a mark waiting for the fence row), its results are read, and the connection leaves pipeline mode, its
+        # transaction open for the guard to roll back. One that broke is reconnected by the next call.
         def self.leave(conn, synced)
           conn.pipeline_sync unless synced
+          Stores::Postgres::CancelRequest.send_now(conn) if conn.transaction_status == PG::PQTRANS_ACTIVE
           LEFT_AT_MOST.times do
             return conn.exit_pipeline_mode
           rescue PG::Error

@@ -132,8 +132,11 @@ module LeaseMachines
       end
       private_constant :AdapterSession
 
-      # @api private: cancels the statement a connection left in flight before it is reopened: a dropped
-      # connection does not stop a backend waiting on a lock or a sync standby. Sent from its own thread.
+      # @api private: cancels the statement a connection left in flight: before it is reopened (a dropped
+      # connection does not stop a backend waiting on a lock or a sync standby), sent from its own thread; or
+      # before a fence's guard reads it out, keeping the session (`send_now`). pg's own `cancel` connects with no
+      # time limit (two minutes of SYN retries when the server is cut off); this waits at most WAIT to connect
+      # and WAIT for the answer.
       module CancelRequest
         WAIT = 2
 
@@ -148,6 +151,15 @@ module LeaseMachines
           end
         rescue StandardError
           nil
+        end
+
+        # In the calling thread, until the server has signalled the backend (or WAIT).
+        # @return [Boolean] whether the request was sent
+        def self.send_now(connection)
+          canceller(connection).call
+          true
+        rescue StandardError
+          false
         end
 
         # PG::CancelConnection from libpq 17 (longer keys); before it, the cancel request packet on a connection
