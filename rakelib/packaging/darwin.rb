@@ -41,10 +41,12 @@ module LeaseMachinesPackaging
   }.freeze
 
   # Ruby minor => the Debian source package of that Ruby, a suite that has
-  # it, and the version to take when not the suite's newest. 3.4: the files of
-  # experimental's newest ruby3.4 source (3.4.11) are not on the mirror (404),
-  # those of 3.4.5 are; an extension built against one 3.4 loads in every
-  # 3.4 (a minor's ABI does not change between its patch releases).
+  # it, and the version to try first when not the suite's newest. 3.4: the
+  # files of experimental's newest ruby3.4 source (3.4.11) are not on the
+  # mirror (404), those of 3.4.5 are; an extension built against one 3.4
+  # loads in every 3.4 (a minor's ABI does not change between its patch
+  # releases). When the version named is gone from the suite's index, or its
+  # files from the mirror, the suite's others are tried, newest first.
   DARWIN_RUBY_SOURCES = {
     "3.1" => %w[ruby3.1 bookworm],
     "3.3" => %w[ruby3.3 trixie],
@@ -140,10 +142,26 @@ module LeaseMachinesPackaging
                "-o", "Dir::State::Lists=#{apt}/lists", "-o", "Dir::Cache=#{apt}/cache",
                "-o", "Acquire::Check-Valid-Until=false", "-q"]
     sh "apt-get", *options, "update", out: File::NULL
-    sh "apt-get", *options, "source", "--download-only", [package, version].compact.join("="), chdir: dir, out: File::NULL
+    download_source(options, package, version, dir)
     tarball = Dir.glob(File.join(dir, "#{package}_*.orig.tar.*")).first or raise "apt-get source #{package}: no orig tarball"
     sh "tar", "-xf", tarball, "-C", dir
     Dir.glob(File.join(dir, "ruby-*/")).first&.chomp("/") or raise "#{tarball}: no ruby-* folder in it"
+  end
+
+  # `apt-get source --download-only` of `package` into `dir`: `version`
+  # first, then the index's others, newest first, until one's files download.
+  def download_source(options, package, version, dir)
+    listed = IO.popen(["apt-cache", *options, "showsrc", package], err: File::NULL, &:read).scan(/^Version: (\S+)$/).flatten
+    newest_first = listed.uniq.sort_by { |each| Gem::Version.new(each[/\A[\d.]+/] || "0") }.reverse
+    tried = [version, *(newest_first - [version])].compact
+    found = tried.find do |each|
+      command = ["apt-get", *options, "source", "--download-only", "#{package}=#{each}"]
+      next true if system(*command, chdir: dir, out: File::NULL, err: File::NULL)
+
+      rm_f Dir.glob(File.join(dir, "#{package}_*")), verbose: false
+      false
+    end
+    found or raise "apt-get source #{package}: none of #{tried.join(', ')} downloaded from #{debian_mirror}"
   end
 
   # `zig cc` for one macOS target and its oldest macOS (zig ignores
