@@ -158,6 +158,26 @@ module LeaseMachines
       def server_session(conn) = conn.backend_pid
 
       def end_session(backend) = terminate(backend)
+
+      # A transaction of its own holding the fence row of `resource`.
+      def hold_fence_row(resource)
+        holder = pg_connection
+        holder.exec("SET search_path TO #{PostgresServer.schema}")
+        holder.exec("BEGIN")
+        holder.exec_params("SELECT 1 FROM lease_machines_fences WHERE resource = $1 FOR UPDATE", [resource])
+        holder
+      end
+
+      # The interrupted guard's thread ended (raising `error`, or killed) while `holder` still held its lock;
+      # the holder's transaction is rolled back either way, so a guard that waits on ends too.
+      def assert_ended_while_held(thread, holder, error, context = nil)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 5
+        sleep 0.01 while thread.alive? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+        ended = !thread.alive?
+        holder.exec("ROLLBACK")
+        assert ended, "the interrupt reached the guard while the lock was held #{context}"
+        error ? assert_raises(error) { thread.join } : assert_nil(thread.value)
+      end
     end
 
     class << self

@@ -13,9 +13,10 @@ module LeaseMachines
       # One engine's SQL for ActiveRecord. `reads`: the SQL of {Admission::Reads}; `clock_ns`
       # reads the clock when the store's row does not; `session`: an engine's own class (nil:
       # this one); `owner_column`: [a count of the owner column, the ALTER that adds it],
-      # when the schema cannot add it.
+      # when the schema cannot add it; `cancel`: given the adapter, cancels a statement an
+      # interrupt left running, before the rollback waits for it.
       Dialect = Struct.new(:engine, :adapter, :mark_sqls, :mark_binds, :reads, :clock_ns, :setup, :owner_column,
-                           :session, keyword_init: true)
+                           :session, :cancel, keyword_init: true)
 
       def initialize(adapter, dialect, failures, admission = Admission.new(:any))
         @adapter = adapter
@@ -47,7 +48,10 @@ module LeaseMachines
           rescue ::ActiveRecord::Rollback
             nil
           ensure
-            @adapter.rollback_transaction if !returned && @adapter.current_transaction.equal?(transaction)
+            unless returned
+              @dialect.cancel&.call(@adapter)
+              @adapter.rollback_transaction if @adapter.current_transaction.equal?(transaction)
+            end
           end
           returned ? commit(transaction, value) : value
         end

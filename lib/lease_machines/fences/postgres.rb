@@ -66,8 +66,21 @@ module LeaseMachines
           engine: "PostgreSQL", adapter: /postg/i, mark_sqls: MARK_SQLS, mark_binds: method(:mark_binds), reads: READS,
           setup: lambda do |sql|
             ["SET LOCAL client_min_messages = warning", "SELECT pg_advisory_xact_lock(#{SETUP_LOCK_KEY})", sql]
-          end
+          end,
+          cancel: ->(adapter) { Statements.cancel_in_flight(adapter) }
         ).freeze
+
+        # ActiveRecord 7.1 and later cancel a running statement in their own rollback; 6.1 and 7.0 read it out
+        # first, waiting for its lock. The adapter's PG::Connection is read from its variable (`@raw_connection`
+        # from 7.1, `@connection` before): `raw_connection` would first send a BEGIN or a check on the busy
+        # connection.
+        def self.cancel_in_flight(adapter)
+          raw = %i[@raw_connection @connection].lazy.map { |name| adapter.instance_variable_get(name) }
+                                               .find { |conn| conn.is_a?(PG::Connection) }
+          return unless raw && !raw.finished? && raw.transaction_status == PG::PQTRANS_ACTIVE
+
+          Stores::Postgres::CancelRequest.send_now(raw)
+        end
       end
 
       # One PG::Connection as a guard uses it: the store's session plus the guard's
