@@ -75,11 +75,8 @@ module LeaseMachines
         # from 7.1, `@connection` before): `raw_connection` would first send a BEGIN or a check on the busy
         # connection.
         def self.cancel_in_flight(adapter)
-          raw = %i[@raw_connection @connection].lazy.map { |name| adapter.instance_variable_get(name) }
-                                               .find { |conn| conn.is_a?(PG::Connection) }
-          return unless raw && !raw.finished? && raw.transaction_status == PG::PQTRANS_ACTIVE
-
-          Stores::Postgres::CancelRequest.send_now(raw)
+          raw = adapter.instance_variable_get(:@raw_connection) || adapter.instance_variable_get(:@connection)
+          Stores::Postgres::CancelRequest.send_now(raw) if raw.is_a?(PG::Connection)
         end
       end
 
@@ -267,7 +264,7 @@ module LeaseMachines
         # transaction open for the guard to roll back. One that broke is reconnected by the next call.
         def self.leave(conn, synced)
           conn.pipeline_sync unless synced
-          Stores::Postgres::CancelRequest.send_now(conn) if conn.transaction_status == PG::PQTRANS_ACTIVE
+          Stores::Postgres::CancelRequest.send_now(conn)
           LEFT_AT_MOST.times do
             return conn.exit_pipeline_mode
           rescue PG::Error

@@ -153,9 +153,12 @@ module LeaseMachines
           nil
         end
 
-        # In the calling thread, until the server has signalled the backend (or WAIT).
+        # In the calling thread, until the server has signalled the backend (or WAIT); nothing when no
+        # statement is in flight.
         # @return [Boolean] whether the request was sent
         def self.send_now(connection)
+          return false if connection.finished? || connection.transaction_status != PG::PQTRANS_ACTIVE
+
           canceller(connection).call
           true
         rescue StandardError
