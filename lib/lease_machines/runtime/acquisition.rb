@@ -5,25 +5,32 @@ module LeaseMachines
     # `hold`'s wait: acquire with jittered backoff. Interrupts are let in during the pauses only, so the outcome of
     # every acquire sent is learned.
     class Acquisition
-      def initialize(slots, wait:, random: Random)
+      def initialize(slots, wait, random = Random)
         @slots = slots
         @wait = wait
         @random = random
         @clock = slots.first.clock
-        @ceiling = [MAX_PAUSE, slots.first.cadence.ttl / 2.0].min
-        @reacquire = {} # slot => true once an acquire of it had an outcome we could not learn
+        @reacquire = nil # slot => true once an acquire of it had an outcome we could not learn
       end
 
       MAX_PAUSE = 1.0
       FIRST_PAUSE = 0.02
 
-      # The wait counts from the first acquire sent.
+      # The wait counts from the first acquire sent. Most holds are granted at the first attempt, which sets
+      # nothing up for a wait.
       def call
-        pause = [FIRST_PAUSE, @ceiling].min
-        loop do
-          decision, sent_at, failure, calls = attempt
-          return [decision, sent_at, calls] if calls
+        decision, sent_at, failure, calls = attempt
+        return [decision, sent_at, calls] if calls
 
+        waited(decision, failure)
+      end
+
+      private
+
+      def waited(decision, failure)
+        ceiling = [MAX_PAUSE, @slots.first.cadence.ttl / 2.0].min
+        pause = [FIRST_PAUSE, ceiling].min
+        loop do
           left = @started + @wait - @clock.now
           if left <= 0
             raise failure if failure
@@ -31,11 +38,11 @@ module LeaseMachines
             return [decision, nil, nil]
           end
           idle([left, jittered(pause)].min)
-          pause = [pause * 2, @ceiling].min
+          pause = [pause * 2, ceiling].min
+          decision, sent_at, failure, calls = attempt
+          return [decision, sent_at, calls] if calls
         end
       end
-
-      private
 
       # Each slot in turn, from a random one, until one is granted. A `while`, not `each`: a `return` from a block
       # unwinds through it, about a microsecond of every hold.
@@ -51,7 +58,7 @@ module LeaseMachines
             return [decision, sent_at, nil, calls] if decision&.granted?
           rescue StoreError => e
             failure = e
-            @reacquire[calls] ||= e.is_a?(OutcomeUnknownError)
+            (@reacquire ||= {})[calls] ||= e.is_a?(OutcomeUnknownError)
           end
         end
         [decision, nil, failure, nil]
@@ -59,7 +66,7 @@ module LeaseMachines
 
       def acquire(calls, sent_at)
         @started ||= sent_at
-        calls.acquire(reacquire: @reacquire.fetch(calls, false), waited: sent_at - @started)
+        calls.acquire(reacquire: @reacquire&.fetch(calls, false) || false, waited: sent_at - @started)
       end
 
       def jittered(pause) = (pause / 2.0) + (@random.rand * pause / 2.0)

@@ -12,11 +12,10 @@ module LeaseMachines
 
       NOT_TOLD = {}.freeze
       FENCED = %i[fenced reissued].freeze
-      DONE = %i[expired fenced].freeze
 
       attr_reader :resource, :owner
 
-      def initialize(calls:, lease:, sent_at:, callbacks:)
+      def initialize(calls, lease, sent_at, callbacks)
         @calls = calls
         @resource = calls.resource
         @owner = lease.owner
@@ -86,19 +85,21 @@ module LeaseMachines
       # Released unless it ran out: a fenced lease may still be held, and releasing it lets the next holder in.
       def finish
         now = @calls.clock.now
+        forked = forked?
         release = lost = false
-        @renewing.synchronize do
+        token = @renewing.synchronize do
           @mutex.synchronize do
-            lapse(now)
+            expires_at = lapse(now, forked)
             @finished = true
             @thread_to_interrupt = nil
             lost = done?
             @released = !lost
             release = !@lapsed && now < expires_at
+            @holder.token
           end
         end
         report_loss if lost
-        @calls.release(self, **held_for(now)) if release && !forked?
+        @calls.release(self, token, held_for(now)) if release && !forked
       end
 
       def interrupt_on_loss(thread) = @mutex.synchronize { @thread_to_interrupt = thread }
@@ -132,10 +133,13 @@ module LeaseMachines
         end
       end
 
-      def lapse(now)
-        return false if @finished || forked? || done? || now < expires_at
+      # Expires the hold if its TTL ran out by `now`; @return [Float] when it runs out (or ran out)
+      def lapse(now, forked = forked?)
+        expires_at = self.expires_at
+        return expires_at if @finished || forked || done? || now < expires_at
 
         expire(@holder.renewal_allowed?(expires_at) ? :ttl_elapsed : :max_hold)
+        expires_at
       end
 
       def expire(reason)

@@ -9,7 +9,7 @@ module LeaseMachines
       DEFERRED = { Object => :never }.freeze
       LET_IN = { Object => :immediate }.freeze
 
-      def initialize(slots, wait:, interrupt:, callbacks:)
+      def initialize(slots, wait, interrupt, callbacks)
         Seconds.check(:wait, wait, positive: false)
         raise TypeError, "interrupt must be true or false, got #{interrupt.inspect}" unless [true, false].include?(interrupt)
 
@@ -21,11 +21,11 @@ module LeaseMachines
 
       def run(&)
         Thread.handle_interrupt(DEFERRED) do
-          decision, sent_at, calls = Acquisition.new(@slots, wait: @wait).call
-          next Outcome.new(held: false, value: nil, decision: decision) unless sent_at
+          decision, sent_at, calls = Acquisition.new(@slots, @wait).call
+          next Outcome.new(false, nil, decision) unless sent_at
 
-          held = Held.new(calls: calls, lease: decision.lease, sent_at: sent_at, callbacks: @callbacks)
-          Outcome.new(held: true, value: under(held, calls.clock, &), decision: decision)
+          held = Held.new(calls, decision.lease, sent_at, @callbacks)
+          Outcome.new(true, under(held, calls.clock, &), decision)
         end
       end
 

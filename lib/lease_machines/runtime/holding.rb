@@ -12,9 +12,8 @@ module LeaseMachines
         callbacks = Callbacks.for(on_at_risk: on_at_risk, on_lost: on_lost)
         cadence = Holding.cadence(ttl, renew_after, warn_before, max_hold)
         tags = Holding.tags(tags)
-        identity = { tags: tags, label: Label.for(label, tags) }
-        calls = lease_calls(owner, cadence, clock, identity, Slots.check(limit))
-        HoldCall.new(calls, wait: wait, interrupt: interrupt, callbacks: callbacks).run(&block)
+        calls = lease_calls(owner, cadence, clock, [tags, Label.for(label, tags)], Slots.check(limit))
+        HoldCall.new(calls, wait, interrupt, callbacks).run(&block)
       end
 
       def hold!(**options, &)
@@ -67,29 +66,31 @@ module LeaseMachines
 
       private
 
+      # `identity`: [tags, label]. One {LeaseCalls} a slot; most holds have one.
       def lease_calls(owner, cadence, clock, identity, limit)
         unless clock.equal?(MonotonicClock) || CLOCK_CALLS.all? { |call| clock.respond_to?(call) }
           raise TypeError, "clock must respond to #now, #now_ns, #sleep and #wait, got #{clock.inspect}"
         end
+        return [LeaseCalls.new(self, hold_resource, 0, owner, cadence, clock, *identity)] if limit == 1
 
         Array.new(limit) do |index|
-          LeaseCalls.new(authority: limit == 1 ? self : hold_slot(index, limit),
-                         resource: Slots.slot_name(hold_resource, index, limit), slot: index, owner: owner, clock: clock,
-                         cadence: cadence, **identity)
+          LeaseCalls.new(hold_slot(index, limit), Slots.slot_name(hold_resource, index, limit), index, owner, cadence,
+                         clock, *identity)
         end
       end
 
-      # For an in-memory {Authority}: every call is told `now:` on the hold's clock.
+      # For an in-memory {Authority}: every call is told `now:` on the hold's clock; it keeps no label.
       module OnCallerClock
         include Holding
 
         private
 
-        # `arguments`: the keywords of the call, one Hash handed along rather than splatted at each step.
-        def hold_decide(operation, clock, arguments)
-          arguments = arguments.except(:label) if arguments.key?(:label) # an in-memory Authority keeps no label
-          public_send(operation, now: clock.now, **arguments)
+        def hold_acquire(clock, owner, ttl, _label, reacquire)
+          reacquire ? self.reacquire(owner: owner, ttl: ttl, now: clock.now) : acquire(owner: owner, ttl: ttl, now: clock.now)
         end
+
+        def hold_renew(clock, owner, token, ttl) = renew(owner: owner, token: token, ttl: ttl, now: clock.now)
+        def hold_release(clock, owner, token) = release(owner: owner, token: token, now: clock.now)
 
         def hold_resource = "authority 0x#{object_id.to_s(16)}"
 
@@ -105,7 +106,12 @@ module LeaseMachines
 
         private
 
-        def hold_decide(operation, _clock, arguments) = public_send(operation, **arguments)
+        def hold_acquire(_clock, owner, ttl, label, reacquire)
+          reacquire ? self.reacquire(owner: owner, ttl: ttl, label: label) : acquire(owner: owner, ttl: ttl, label: label)
+        end
+
+        def hold_renew(_clock, owner, token, ttl) = renew(owner: owner, token: token, ttl: ttl)
+        def hold_release(_clock, owner, token) = release(owner: owner, token: token)
 
         def hold_resource = name
 

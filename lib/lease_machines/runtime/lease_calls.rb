@@ -2,11 +2,12 @@
 
 module LeaseMachines
   module Runtime
-    # Every call one `hold` makes to the authority, and the event each reports.
+    # Every call one `hold` makes to the authority, and the event each reports. Made for each hold
+    # ({Holding}): positional arguments (keywords through `new` cost a Hash each).
     class LeaseCalls
       attr_reader :authority, :resource, :slot, :owner, :cadence, :clock, :tags, :label
 
-      def initialize(authority:, resource:, owner:, cadence:, clock:, tags: nil, label: nil, slot: 0) # rubocop:disable Metrics/ParameterLists -- one hold's parts
+      def initialize(authority, resource, slot, owner, cadence, clock, tags, label) # rubocop:disable Metrics/ParameterLists -- one hold's parts
         @authority = authority
         @resource = resource
         @slot = slot
@@ -18,14 +19,18 @@ module LeaseMachines
         freeze
       end
 
+      # Each call is timed and told ({Events}) only while something listens: a hold's calls build no payload
+      # otherwise.
       def acquire(reacquire: false, waited: 0.0)
-        timed(:acquire, waited: waited, label: @label) do
-          decide(reacquire ? :reacquire : :acquire, { owner: @owner, ttl: @cadence.ttl, label: @label })
-        end
+        return sent_acquire(reacquire) unless Events.listened?
+
+        timed(:acquire, nil, { waited: waited, label: @label }) { sent_acquire(reacquire) }
       end
 
       def renew(held, token, late:)
-        timed(:renew, held, late: late) { decide(:renew, { owner: @owner, token: token, ttl: @cadence.ttl }) }
+        return sent_renew(token) unless Events.listened?
+
+        timed(:renew, held, { late: late }) { sent_renew(token) }
       rescue StoreError => e
         e
       end
@@ -37,18 +42,19 @@ module LeaseMachines
 
       def batch_renewed(held, result, started:, late:)
         return unless Events.listened?
-        return failed(:renew, held, result, started, late: late) if result.is_a?(StoreError)
+        return failed(:renew, held, result, started, { late: late }) if result.is_a?(StoreError)
 
-        decided(:renew, held, result, started, late: late)
+        decided(:renew, held, result, started, { late: late })
       end
 
-      def release(held, **fields)
-        decision = timed(:release, held, **fields) { decide(:release, { owner: @owner, token: held.token }) }
+      # `token`: the hold's last ({Held#finish} reads it as it ends); `fields`: what the release's event adds.
+      def release(held, token, fields)
+        decision = Events.listened? ? timed(:release, held, fields) { sent_release(token) } : sent_release(token)
         return if decision.released?
 
-        Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) was refused: #{decision.reason}")
+        Logging.warning("lease_machines: releasing #{subject} (token #{token}) was refused: #{decision.reason}")
       rescue StoreError => e
-        Logging.warning("lease_machines: releasing #{subject} (token #{held.token}) failed: #{e.class}: #{e.message}")
+        Logging.warning("lease_machines: releasing #{subject} (token #{token}) failed: #{e.class}: #{e.message}")
       end
 
       def subject = Logging.subject(@resource, @tags)
@@ -63,29 +69,29 @@ module LeaseMachines
 
       private
 
-      # The authority's decision on the hold's clock ({Holding::OnCallerClock}, {Holding::OnStoreClock}).
-      def decide(operation, arguments) = @authority.__send__(:hold_decide, operation, @clock, arguments)
+      # The authority's decisions on the hold's clock ({Holding::OnCallerClock}, {Holding::OnStoreClock}).
+      def sent_acquire(reacquire) = @authority.__send__(:hold_acquire, @clock, @owner, @cadence.ttl, @label, reacquire)
+      def sent_renew(token) = @authority.__send__(:hold_renew, @clock, @owner, token, @cadence.ttl)
+      def sent_release(token) = @authority.__send__(:hold_release, @clock, @owner, token)
 
-      def timed(name, held = nil, **fields)
-        return yield unless Events.listened?
-
+      def timed(name, held, fields)
         started = MonotonicClock.now
         begin
           decision = yield
         rescue StoreError => e
-          failed(name, held, e, started, **fields)
+          failed(name, held, e, started, fields)
           raise
         end
-        decided(name, held, decision, started, **fields)
+        decided(name, held, decision, started, fields)
         decision
       end
 
-      def decided(name, held, decision, started, **fields)
+      def decided(name, held, decision, started, fields)
         emit(name, held, token: decision.lease&.token || held&.token, status: decision.status,
                          reason: decision.reason, duration: MonotonicClock.now - started, **fields)
       end
 
-      def failed(name, held, error, started, **fields)
+      def failed(name, held, error, started, fields)
         emit(name, held, status: :failed, reason: error.is_a?(OutcomeUnknownError) ? :outcome_unknown : :store_error,
                          error: error, duration: MonotonicClock.now - started, **fields)
       end

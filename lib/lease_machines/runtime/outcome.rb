@@ -3,11 +3,12 @@
 module LeaseMachines
   module Runtime
     # What `hold` returns: a separate object, so that no value a block
-    # returns (nil, false) can be mistaken for "not acquired".
+    # returns (nil, false) can be mistaken for "not acquired". Made once a hold, by the runtime only:
+    # positional arguments (keywords through `new` cost a Hash each).
     class Outcome
       attr_reader :value, :decision
 
-      def initialize(held:, value:, decision:)
+      def initialize(held, value, decision)
         @held = held
         @value = value
         @decision = decision

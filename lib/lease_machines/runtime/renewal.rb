@@ -5,13 +5,18 @@ module LeaseMachines
     # The renewal thread's side of a {Held}: `@renewing` for a whole attempt (the hold's end waits for one in
     # flight), `@mutex` for the Holder.
     module Renewal
+      # The holder's states past which nothing is renewed.
+      DONE = %i[expired fenced].freeze
+
       def due_at
         @mutex.synchronize do
           next nil if @finished
-          next(@reported ? nil : @holder.confirmed_at) if done?
+
+          state = @holder.state
+          next(@reported ? nil : @holder.confirmed_at) if DONE.include?(state)
           next expires_at if @renewals_ended # past max_hold: only the lease's end is left
 
-          case @holder.state
+          case state
           when :confirmed then @holder.confirmed_at + @holder.cadence.renew_after
           when :unconfirmed then [@retry_at, @holder.warning_deadline, expires_at].compact.min
           else [@retry_at, expires_at].compact.min

@@ -13,7 +13,12 @@ module LeaseMachines
       class << self
         attr_accessor :batching
 
-        def for(clock) = @mutex.synchronize { @schedulers[clock] ||= new(clock) }
+        # The monotonic clock's, which nearly every hold asks for, is kept aside: asked without the lock.
+        def for(clock)
+          return @monotonic || @mutex.synchronize { @monotonic = made(clock) } if clock.equal?(MonotonicClock)
+
+          @mutex.synchronize { made(clock) }
+        end
 
         def settle(clock) = @mutex.synchronize { @schedulers[clock] }&.settle
 
@@ -21,7 +26,12 @@ module LeaseMachines
         def forget_all
           @mutex = Mutex.new
           @schedulers = ObjectSpace::WeakMap.new
+          @monotonic = nil
         end
+
+        private
+
+        def made(clock) = @schedulers[clock] ||= new(clock)
       end
       self.batching = true
       forget_all

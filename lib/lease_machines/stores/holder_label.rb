@@ -18,9 +18,12 @@ module LeaseMachines
 
       module_function
 
-      # @return [String, nil] the label as a frozen UTF-8 String; never cut or scrubbed: shown as given, or refused
+      # @return [String, nil] the label as a frozen UTF-8 String; never cut or scrubbed: shown as given, or refused.
+      # The last label it returned (frozen, so unchanged since) is not checked again: `hold` sends the same one
+      # with every grant.
       def check(label)
         return nil if label.nil?
+        return label if label.equal?(@last_checked)
         # String === label asks the class, not the object (a BasicObject too).
         unless String === label # rubocop:disable Style/CaseEquality
           raise TypeError, "label must be a String or nil (the holder's own words), got #{Stores.described(label)}"
@@ -35,7 +38,7 @@ module LeaseMachines
         end
         raise ArgumentError, "label must not contain control characters, got #{utf8.inspect}" if utf8.match?(CONTROL)
 
-        -utf8
+        @last_checked = -utf8
       end
 
       # What a decision's write does with the stored label: the label on a grant, nil once no lease is held,
