@@ -6,6 +6,8 @@ module LeaseMachines
   module Events
     NAMES = %i[acquire renew release at_risk lost fenced fence_refused elected deposed enqueue_skipped
                force_released].freeze
+    # Each event's name in ActiveSupport::Notifications.
+    NOTIFICATIONS = NAMES.to_h { |name| [name, "#{name}.lease_machines".freeze] }.freeze
     @subscribers = [].freeze
     @mutex = Mutex.new
 
@@ -16,7 +18,15 @@ module LeaseMachines
         @mutex.synchronize { @subscribers.include?(callable).tap { @subscribers = (@subscribers - [callable]).freeze } }
       end
 
-      def listened? = !@subscribers.empty? || !active_support.nil?
+      # Whether event `name` reaches anyone: a LeaseMachines.subscribe subscriber, or an ActiveSupport::Notifications
+      # listener of it that is not silenced (ActiveSupport 7.1+ silences a log subscriber below its logger's level).
+      # Nothing is built for an event nobody hears: loading ActiveSupport alone costs a hold nothing.
+      def listened?(name)
+        return true unless @subscribers.empty?
+
+        notifications = active_support
+        !notifications.nil? && listening?(notifications.notifier, NOTIFICATIONS.fetch(name))
+      end
 
       def emit(name, payload)
         subscribers = @subscribers
@@ -29,10 +39,13 @@ module LeaseMachines
         rescue StandardError => e
           Logging.warning("lease_machines: an event subscriber raised on #{name}: #{e.class}: #{e.message}")
         end
-        notifications&.instrument("#{name}.lease_machines", payload)
+        notifications&.instrument(NOTIFICATIONS.fetch(name), payload)
       end
 
       private
+
+      # A notifier of the application's own making may not say: taken as listening.
+      def listening?(notifier, name) = !notifier.respond_to?(:listening?) || notifier.listening?(name)
 
       def active_support = (::ActiveSupport::Notifications if defined?(::ActiveSupport::Notifications))
     end

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "runtime_helper"
+require "json"
 require "open3"
 
 module LeaseMachines
@@ -62,6 +63,47 @@ module LeaseMachines
         LeaseMachines::Stores::Memory.new.authority("nightly").hold(owner: 1, ttl: 30) { }
       RUBY
       assert_equal ["acquire.lease_machines granted", "release.lease_machines released"], output.lines(chomp: true)
+    end
+
+    # A Rails app loads ActiveSupport::Notifications whether or not anyone listens to the gem's events: a hold
+    # builds none that nobody hears (objects allocated a hold, over 200 holds).
+    def test_loading_active_support_alone_builds_no_event
+      output = run_ruby(<<~RUBY)
+        require "lease_machines/testing"
+        authority = LeaseMachines::Stores::Memory.new.authority("nightly")
+        per_hold = lambda do
+          20.times { authority.hold(owner: 1, ttl: 30) { } }
+          before = GC.stat(:total_allocated_objects)
+          200.times { authority.hold(owner: 1, ttl: 30) { } }
+          (GC.stat(:total_allocated_objects) - before) / 200.0
+        end
+        alone = per_hold.call
+        require "active_support"
+        require "active_support/notifications"
+        loaded = per_hold.call
+        ActiveSupport::Notifications.subscribe("release.lease_machines") { }
+        release_heard = per_hold.call
+        puts [loaded - alone, release_heard - loaded].map { |extra| extra.round(1) }.inspect
+      RUBY
+      loaded, release_heard = JSON.parse(output.lines.last)
+      assert_operator loaded, :<, 1, "objects a hold allocated more once ActiveSupport was loaded, no one listening"
+      assert_operator release_heard, :>=, 2, "a listener of the release event gets it built"
+    end
+
+    def test_active_support_listeners_decide_which_events_are_built
+      output = run_ruby(<<~RUBY)
+        require "active_support"
+        require "active_support/notifications"
+        require "lease_machines/testing"
+        heard = -> { %i[acquire release lost].select { |name| LeaseMachines::Events.listened?(name) } }
+        p heard.call
+        exact = ActiveSupport::Notifications.subscribe("acquire.lease_machines") { }
+        p heard.call
+        ActiveSupport::Notifications.unsubscribe(exact)
+        ActiveSupport::Notifications.subscribe(/lease_machines/) { }
+        p heard.call
+      RUBY
+      assert_equal ["[]", "[:acquire]", "[:acquire, :release, :lost]"], output.lines(chomp: true)
     end
 
     def test_active_support_is_never_loaded_by_the_gem

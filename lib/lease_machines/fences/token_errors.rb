@@ -109,7 +109,7 @@ module LeaseMachines
 
       # @return [FencedError] `error`, to raise (nothing is built when nobody listens)
       def report(error)
-        return error unless Events.listened?
+        return error unless Events.listened?(:fence_refused)
 
         Events.emit(:fence_refused, { resource: error.resource, owner: nil, token: error.token, status: :refused,
                                       reason: reason(error), duration: nil, highest: error.highest })

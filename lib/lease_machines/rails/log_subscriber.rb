@@ -11,8 +11,13 @@ module LeaseMachines
       INFO_EVENTS = %i[elected deposed enqueue_skipped].freeze
       SHOWN = %i[resource owner token status reason].freeze
 
+      # ActiveSupport 7.1+ silences a debug or info event below the logger's level: a hold then builds no event for
+      # it. (It has no check for warn; the trouble events are rare, and always heard.)
       { debug: DEBUG_EVENTS, warn: WARN_EVENTS, info: INFO_EVENTS }.each do |level, names|
-        names.each { |name| define_method(name) { |event| send(level) { line(name, event) } } }
+        names.each do |name|
+          define_method(name) { |event| send(level) { line(name, event) } }
+          subscribe_log_level(name, level) if level != :warn && respond_to?(:subscribe_log_level, true)
+        end
       end
 
       private

@@ -116,7 +116,7 @@ module LeaseMachines
       def forked? = Process.pid != @pid
 
       def held_for(now)
-        return NOT_TOLD unless Events.listened?
+        return NOT_TOLD unless Events.listened?(:release)
 
         @mutex.synchronize { @reported ? NOT_TOLD : { held: now - @granted_at } }
       end

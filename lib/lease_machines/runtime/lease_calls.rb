@@ -22,13 +22,13 @@ module LeaseMachines
       # Each call is timed and told ({Events}) only while something listens: a hold's calls build no payload
       # otherwise.
       def acquire(reacquire: false, waited: 0.0)
-        return sent_acquire(reacquire) unless Events.listened?
+        return sent_acquire(reacquire) unless Events.listened?(:acquire)
 
         timed(:acquire, nil, { waited: waited, label: @label }) { sent_acquire(reacquire) }
       end
 
       def renew(held, token, late:)
-        return sent_renew(token) unless Events.listened?
+        return sent_renew(token) unless Events.listened?(:renew)
 
         timed(:renew, held, { late: late }) { sent_renew(token) }
       rescue StoreError => e
@@ -41,7 +41,7 @@ module LeaseMachines
       def renewal_request(token) = { name: @authority.name, owner: @owner, token: token, ttl: @cadence.ttl }
 
       def batch_renewed(held, result, started:, late:)
-        return unless Events.listened?
+        return unless Events.listened?(:renew)
         return failed(:renew, held, result, started, { late: late }) if result.is_a?(StoreError)
 
         decided(:renew, held, result, started, { late: late })
@@ -49,7 +49,7 @@ module LeaseMachines
 
       # `token`: the hold's last ({Held#finish} reads it as it ends); `fields`: what the release's event adds.
       def release(held, token, fields)
-        decision = Events.listened? ? timed(:release, held, fields) { sent_release(token) } : sent_release(token)
+        decision = Events.listened?(:release) ? timed(:release, held, fields) { sent_release(token) } : sent_release(token)
         return if decision.released?
 
         Logging.warning("lease_machines: releasing #{subject} (token #{token}) was refused: #{decision.reason}")
@@ -60,7 +60,7 @@ module LeaseMachines
       def subject = Logging.subject(@resource, @tags)
 
       def emit(name, held, **fields)
-        return unless Events.listened?
+        return unless Events.listened?(name)
 
         payload = { resource: @resource, owner: @owner, token: held&.token, status: nil, reason: nil, duration: nil }
         payload[:tags] = @tags if @tags

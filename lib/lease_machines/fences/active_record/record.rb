@@ -74,7 +74,7 @@ module LeaseMachines
           matched = where(conditions)
           scope = column.admission.admitting(column.admitting(matched, token, owner), self, resource, token)
           updated = scope.update_all(values.merge(column.owner_values(token, owner)).merge(column.name => token))
-          column.report_refused(self, matched, updated, shown) if Events.listened?
+          column.report_refused(self, matched, updated, shown) if Events.listened?(:fence_refused)
           updated
         end
 
