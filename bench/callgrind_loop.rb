@@ -9,7 +9,8 @@
 #
 # OPERATION: floor, acquire_granted, acquire_rejected, renew_granted,
 # renew_rejected, release_rejected, fence_accept, cycle, pure_acquire_granted,
-# pure_cycle.
+# pure_cycle; store_pair (an acquire + release on Stores::Memory) and hold
+# (`hold! { }` there: the runtime's own instructions are the difference).
 
 require_relative "load_gem"
 require_relative "pure_ruby_authority"
@@ -36,9 +37,15 @@ token = held.acquire(owner: 1, now: 0.0, ttl: 1e9).lease.token
 now = 1.0
 i = 0
 
+stored = LeaseMachines::Stores::Memory.new.authority("bench")
+
 # Warm every path once so the measured loop meets only steady-state work.
 cycle(LeaseMachines::Authority.new, LeaseMachines::Fence.new, 1.0)
 cycle(PureRuby::Authority.new, PureRuby::Fence.new, 1.0)
+100.times do
+  stored.release(owner: 1, token: stored.acquire(owner: 1, ttl: 30).lease.token)
+  stored.hold!(owner: 1, ttl: 30) { nil }
+end
 
 case operation
 when "floor"
@@ -89,6 +96,16 @@ when "pure_acquire_granted"
 when "pure_cycle"
   while i < n
     cycle(pure, pure_fence, now += 10.0)
+    i += 1
+  end
+when "store_pair"
+  while i < n
+    stored.release(owner: 1, token: stored.acquire(owner: 1, ttl: 30).lease.token)
+    i += 1
+  end
+when "hold"
+  while i < n
+    stored.hold!(owner: 1, ttl: 30) { nil }
     i += 1
   end
 else

@@ -14,7 +14,7 @@ require "tmpdir"
 LOOP = File.expand_path("callgrind_loop.rb", __dir__)
 DEFAULT_OPERATIONS = %w[
   floor acquire_granted acquire_rejected renew_granted renew_rejected release_rejected fence_accept cycle
-  pure_acquire_granted pure_cycle
+  pure_acquire_granted pure_cycle store_pair hold
 ].freeze
 
 def instructions(operation, iterations)
@@ -38,6 +38,7 @@ counts = operations.to_h do |operation|
   [operation, per]
 end
 puts format("  pure_cycle / cycle      %7.2fx", counts["pure_cycle"] / counts["cycle"]) if counts["cycle"] && counts["pure_cycle"]
+puts format("  hold - store_pair       %8d", counts["hold"] - counts["store_pair"]) if counts["hold"] && counts["store_pair"]
 if counts["acquire_granted"] && counts["floor"]
   puts format("  acquire_granted / floor %7.2fx", counts["acquire_granted"] / counts["floor"])
 end
