@@ -19,8 +19,8 @@ module LeaseMachines
         @due[hold] = at
         last = @entries.last
         # Most holds come due after every other (one cadence, taken in turn): appended without a search.
-        index = @entries.size if last.nil? || last.first <= at
-        @entries.insert(index || @entries.bsearch_index { |(entry_at, _)| entry_at > at } || @entries.size, [at, hold])
+        index = last.nil? || last.first <= at ? @entries.size : @entries.bsearch_index { |(entry_at, _)| entry_at > at }
+        @entries.insert(index, [at, hold])
         compact if @entries.size > (2 * @due.size) + COMPACT_SLACK
       end
 
